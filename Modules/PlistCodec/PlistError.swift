@@ -1,0 +1,117 @@
+import Foundation
+
+/// An error reading or writing a property list: what went wrong and where.
+///
+/// Every malformed input yields one of these, never a crash. `location` says where in the input
+/// the problem was found: a byte offset for binary files, a line and column for text formats.
+///
+/// ```swift
+/// do { _ = try PlistValue(parsing: data) }
+/// catch let error as PlistError { print(error) } // "binary plist: offset 0x1c of object 3 ... (at byte 40)"
+/// ```
+public struct PlistError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The category of failure.
+    public enum Kind: String, Hashable, Sendable {
+        /// The data is not in any property-list format.
+        case unknownFormat
+        /// The data ends before the structure it describes.
+        case truncated
+        /// A structural rule of the format is broken (bad marker, bad trailer, bad tag).
+        case malformed
+        /// An offset, reference or count points outside the file or the object table.
+        case outOfRange
+        /// An object refers back to one of its own ancestors.
+        case cycle
+        /// Nesting is deeper than the configured maximum.
+        case tooDeep
+        /// A string is not valid UTF-8/UTF-16, or has a character the format cannot hold.
+        case invalidString
+        /// A `<data>` element is not valid base64.
+        case invalidBase64
+        /// A `<date>` is not an ISO 8601 UTC date.
+        case invalidDate
+        /// A number cannot be parsed or does not fit.
+        case invalidNumber
+        /// The value cannot be written in the requested format.
+        case unsupportedValue
+    }
+
+    /// Where in the input the problem was found.
+    public enum Location: Hashable, Sendable, CustomStringConvertible {
+        /// A byte offset into a binary property list.
+        case byte(Int)
+        /// A 1-based line and column in a text (XML or OpenStep) property list.
+        case line(Int, column: Int)
+        /// No position applies (for example, an error writing a value).
+        case none
+
+        public var description: String {
+            switch self {
+            case .byte(let o): return "at byte \(o)"
+            case .line(let l, let c): return "at line \(l), column \(c)"
+            case .none: return ""
+            }
+        }
+    }
+
+    /// The category of failure.
+    public var kind: Kind
+    /// Where it happened.
+    public var location: Location
+    /// A sentence that says what was wrong.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String, at location: Location = .none) {
+        self.kind = kind
+        self.message = message
+        self.location = location
+    }
+
+    public var description: String {
+        location == .none ? message : "\(message) (\(location))"
+    }
+}
+
+/// Options for reading property lists.
+public struct PlistReadOptions: Hashable, Sendable {
+    /// The deepest nesting of arrays and dictionaries accepted; deeper input is a `.tooDeep` error.
+    public var maxDepth: Int
+
+    public init(maxDepth: Int = 512) {
+        self.maxDepth = maxDepth
+    }
+}
+
+/// The formats property lists come in.
+public enum PlistFormat: String, Hashable, Sendable, CaseIterable {
+    /// `<?xml ...><plist version="1.0">`: readable and writable.
+    case xml
+    /// `bplist00`: readable and writable.
+    case binary
+    /// Old-style NeXT/OpenStep text (`{ key = value; }`): readable only, as on Apple platforms.
+    case openStep
+
+    /// Guesses the format of `data` from its first bytes.
+    public static func detect(_ data: Data) -> PlistFormat {
+        if data.starts(with: Array("bplist".utf8)) { return .binary }
+        var bytes = data.prefix(512).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        if bytes.first == UInt8(ascii: "<") {
+            let next = bytes.dropFirst().first
+            // `<?xml`, `<!DOCTYPE`, `<plist`; `<0fbd>` is OpenStep data.
+            if next == UInt8(ascii: "?") || next == UInt8(ascii: "!") || next == UInt8(ascii: "p") {
+                return .xml
+            }
+        }
+        return .openStep
+    }
+}
+
+/// Which Apple writer's byte layout to reproduce.
+public enum PlistWriteMode: Hashable, Sendable {
+    /// `PropertyListEncoder` (swift-foundation): minimal offset widths, sharing of equal scalars.
+    case foundation
+    /// CoreFoundation (`PropertyListSerialization`, `plutil`): power-of-two widths, `%.17g` reals,
+    /// distinct zeros, repeated booleans written as CF writes them.
+    case coreFoundation
+}
