@@ -1,0 +1,182 @@
+import Foundation
+
+/// Writes XML property lists, byte for byte as `PropertyListEncoder` (`.foundation`) or
+/// CoreFoundation (`.coreFoundation`) writes them: one element per line, one tab per level,
+/// dictionary keys sorted, only `&`, `<` and `>` escaped.
+struct XMLPlistWriter {
+    let mode: PlistWriteMode
+
+    func write(_ root: PlistNode) throws -> Data {
+        let out = ByteWriter(capacity: 4096)
+        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n")
+        try writeNode(root, depth: 0, to: out)
+        out.append("</plist>\n")
+        return out.data()
+    }
+
+    private func indent(_ depth: Int, _ out: ByteWriter) {
+        out.append(repeating: 0x09, count: depth)
+    }
+
+    private func writeNode(_ node: PlistNode, depth: Int, to out: ByteWriter) throws {
+        indent(depth, out)
+        switch node {
+        case .null:
+            out.append("<string>$null</string>\n")
+        case .string(let s):
+            out.append("<string>")
+            try writeEscaped(s, to: out)
+            out.append("</string>\n")
+        case .bool(let b):
+            out.append(b ? "<true/>\n" : "<false/>\n")
+        case .int(let v):
+            out.append("<integer>")
+            out.appendUTF8(String(v))
+            out.append("</integer>\n")
+        case .wideInt(let v):
+            out.append("<integer>")
+            out.appendUTF8(v.description)
+            out.append("</integer>\n")
+        case .float(let f):
+            try writeReal(Double(f), to: out)
+        case .double(let d):
+            try writeReal(d, to: out)
+        case .date(let t):
+            out.append("<date>")
+            guard let text = XMLDateFormat.string(secondsSinceReferenceDate: t,
+                                                  julianBeforeGregorian: mode == .foundation) else {
+                throw PlistError(.unsupportedValue, "date \(t) seconds since 2001 cannot be written as an XML date")
+            }
+            out.appendUTF8(text)
+            out.append("</date>\n")
+        case .data(let d):
+            out.append("<data>\n")
+            Base64Lines.write(d, indent: min(depth, 8), to: out)
+            indent(depth, out)
+            out.append("</data>\n")
+        case .uid(let u):
+            out.append("<dict>\n")
+            indent(depth + 1, out)
+            out.append("<key>CF$UID</key>\n")
+            indent(depth + 1, out)
+            out.append("<integer>")
+            out.appendUTF8(String(u))
+            out.append("</integer>\n")
+            indent(depth, out)
+            out.append("</dict>\n")
+        case .array(let box):
+            if box.items.isEmpty { out.append("<array/>\n"); return }
+            out.append("<array>\n")
+            for item in box.items { try writeNode(item, depth: depth + 1, to: out) }
+            indent(depth, out)
+            out.append("</array>\n")
+        case .dictionary(let box):
+            if box.count == 0 { out.append("<dict/>\n"); return }
+            out.append("<dict>\n")
+            for i in sortedKeyOrder(box.keys) {
+                indent(depth + 1, out)
+                out.append("<key>")
+                try writeEscaped(box.keys[i], to: out)
+                out.append("</key>\n")
+                try writeNode(box.values[i], depth: depth + 1, to: out)
+            }
+            indent(depth, out)
+            out.append("</dict>\n")
+        }
+    }
+
+    /// Key order: Swift `String` order for Foundation, UTF-16 code-unit order for CoreFoundation.
+    private func sortedKeyOrder(_ keys: [String]) -> [Int] {
+        switch mode {
+        case .foundation:
+            return keys.indices.sorted { keys[$0] < keys[$1] }
+        case .coreFoundation:
+            return keys.indices.sorted { keys[$0].utf16.lexicographicallyPrecedes(keys[$1].utf16) }
+        }
+    }
+
+    private func writeReal(_ d: Double, to out: ByteWriter) throws {
+        out.append("<real>")
+        out.appendUTF8(Self.realText(d, mode: mode))
+        out.append("</real>\n")
+    }
+
+    /// The text of a `<real>`: Swift's shortest round-trip form without a trailing `.0` for
+    /// Foundation, `%.17g` for CoreFoundation.
+    static func realText(_ d: Double, mode: PlistWriteMode) -> String {
+        if d.isInfinite { return d > 0 ? "+infinity" : "-infinity" }
+        switch mode {
+        case .foundation:
+            var s = d.description
+            if s.hasSuffix(".0") { s.removeLast(2) }
+            return s
+        case .coreFoundation:
+            if d.isNaN { return "nan" }
+            if d == 0 { return "0.0" }
+            return String(format: "%.17g", d)
+        }
+    }
+
+    private func writeEscaped(_ s: String, to out: ByteWriter) throws {
+        var str = s
+        try str.withUTF8 { buf in
+            var runStart = 0
+            for i in 0..<buf.count {
+                let b = buf[i]
+                let replacement: StaticString
+                switch b {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case 0:
+                    throw PlistError(.unsupportedValue, "XML property lists cannot hold a NUL character in a string")
+                default: continue
+                }
+                out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<i]))
+                out.append(replacement)
+                runStart = i + 1
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<buf.count]))
+        }
+    }
+}
+
+/// Base64 in the layout both Apple writers use inside `<data>`: lines of `76 - 8k` characters,
+/// each indented by `k` tabs (`k` = the element's depth, at most 8).
+enum Base64Lines {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func write(_ data: Data, indent k: Int, to out: ByteWriter) {
+        let lineChars = 76 - 8 * k
+        let bytesPerLine = lineChars / 4 * 3
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var pos = 0
+            while pos < bytes.count {
+                let end = min(pos + bytesPerLine, bytes.count)
+                out.append(repeating: 0x09, count: k)
+                out.ensure((end - pos + 2) / 3 * 4 + 1)
+                var i = pos
+                while i + 3 <= end {
+                    let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                    out.append(alphabet[Int(n >> 18)])
+                    out.append(alphabet[Int(n >> 12 & 0x3F)])
+                    out.append(alphabet[Int(n >> 6 & 0x3F)])
+                    out.append(alphabet[Int(n & 0x3F)])
+                    i += 3
+                }
+                if end - i == 1 {
+                    let n = UInt32(bytes[i]) << 16
+                    out.append(alphabet[Int(n >> 18)]); out.append(alphabet[Int(n >> 12 & 0x3F)])
+                    out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "="))
+                } else if end - i == 2 {
+                    let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                    out.append(alphabet[Int(n >> 18)]); out.append(alphabet[Int(n >> 12 & 0x3F)])
+                    out.append(alphabet[Int(n >> 6 & 0x3F)]); out.append(UInt8(ascii: "="))
+                }
+                out.append(0x0A)
+                pos = end
+            }
+        }
+    }
+}
