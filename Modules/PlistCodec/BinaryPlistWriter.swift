@@ -117,6 +117,11 @@ private struct ObjectTable {
         case .data(let d): return sharedIndex(.data(d), node)
         case .string(let s): return sharedIndex(.string(ExactString(value: s)), node)
         case .uid: return add(node)
+        case .isolated(let inner):
+            let outer = shared
+            shared = [:]
+            defer { shared = outer }
+            return flatten(inner)
         }
     }
 
@@ -184,6 +189,8 @@ private struct ObjectTable {
             let n = box.count
             writeMarker(0xD0, count: n, to: out)
             writeRefs(from: refStart[i], count: 2 * n, width: refSize, to: out)
+        case .isolated:
+            break // never stored in `objects`: flattening unwraps it
         }
     }
 

@@ -22,6 +22,9 @@ enum PlistNode {
     case uid(UInt64)
     case array(NodeArray)
     case dictionary(NodeDictionary)
+    /// A subtree written by a `superEncoder()`: `PropertyListEncoder` gives it a sharing table of its
+    /// own, so its scalars (booleans and `nil` included) are not shared with the rest of the file.
+    indirect case isolated(PlistNode)
 
     init(_ value: PlistValue) {
         switch value {

@@ -19,8 +19,10 @@ struct XMLPlistWriter {
     }
 
     private func writeNode(_ node: PlistNode, depth: Int, to out: ByteWriter) throws {
+        if case .isolated(let inner) = node { return try writeNode(inner, depth: depth, to: out) }
         indent(depth, out)
         switch node {
+        case .isolated: break
         case .null:
             out.append("<string>$null</string>\n")
         case .string(let s):
