@@ -5,18 +5,93 @@ import Foundation
 /// ```swift
 /// let settings = try PlistDecoder().decode(Settings.self, from: data)
 /// ```
-public struct PlistDecoder: Sendable {
+///
+/// It reads what `PropertyListDecoder` reads: the string `$null` decodes as `nil`, numbers convert
+/// between integer and real kinds when the value fits exactly, and dictionary keys match by Swift
+/// string equality.
+public struct PlistDecoder: @unchecked Sendable {
     /// Contextual information for `init(from:)` implementations.
-    public nonisolated(unsafe) var userInfo: [CodingUserInfoKey: Any] = [:]
-    /// Limits applied while reading.
+    public var userInfo: [CodingUserInfoKey: Any] = [:]
+    /// Limits applied while reading, such as the maximum nesting depth.
     public var options = PlistReadOptions()
 
+    /// Creates a decoder with default options.
     public init() {}
 
     /// Decodes a value of `type` from a binary, XML or OpenStep property list.
     ///
-    /// - Throws: `PlistError` for malformed input; `DecodingError` when the content does not match `type`.
+    /// - Throws: `PlistError` for malformed input (with its location); `DecodingError` when the
+    ///   content does not match `type` (with the coding path).
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        throw PlistError(.unknownFormat, "not written yet")
+        try decode(type, from: PlistValue(parsing: data, options: options))
+    }
+
+    /// Decodes a value of `type` from a value tree.
+    public func decode<T: Decodable>(_ type: T.Type, from value: PlistValue) throws -> T {
+        let impl = PlistDecoderImpl(value: value, path: .root, userInfo: userInfo)
+        return try impl.unwrap(value, as: type, path: .root)
+    }
+}
+
+/// The `Decoder` behind `PlistDecoder`, reading a `PlistValue` tree.
+final class PlistDecoderImpl: Decoder {
+    var value: PlistValue
+    var path: CodingPathNode
+    let userInfo: [CodingUserInfoKey: Any]
+
+    init(value: PlistValue, path: CodingPathNode, userInfo: [CodingUserInfoKey: Any]) {
+        self.value = value
+        self.path = path
+        self.userInfo = userInfo
+    }
+
+    var codingPath: [any CodingKey] { path.path }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .dictionary(let dict) = value else {
+            throw mismatch([String: Any].self, value, path)
+        }
+        return KeyedDecodingContainer(PlistKeyedDecodingContainer<Key>(decoder: self, dict: dict, path: path))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let items) = value else {
+            throw mismatch([Any].self, value, path)
+        }
+        return PlistUnkeyedDecodingContainer(decoder: self, items: items, path: path)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    /// Decodes `type` from `value`, descending with this decoder instead of allocating a new one.
+    func unwrap<T: Decodable>(_ value: PlistValue, as type: T.Type, path newPath: CodingPathNode) throws -> T {
+        if T.self == Date.self {
+            guard case .date(let d) = value else { throw mismatch(Date.self, value, newPath) }
+            return d as! T
+        }
+        if T.self == Data.self {
+            guard case .data(let d) = value else { throw mismatch(Data.self, value, newPath) }
+            return d as! T
+        }
+        let savedValue = self.value, savedPath = path
+        self.value = value
+        path = newPath
+        defer { self.value = savedValue; path = savedPath }
+        return try T(from: self)
+    }
+
+    func mismatch(_ expected: Any.Type, _ found: PlistValue, _ path: CodingPathNode) -> DecodingError {
+        if case .string(let s) = found, s == "$null" {
+            return .valueNotFound(expected, .init(codingPath: path.path, debugDescription: "Expected \(expected) but found null instead."))
+        }
+        return .typeMismatch(expected, .init(codingPath: path.path, debugDescription: "Expected to decode \(expected) but found a \(found.kindName) instead."))
+    }
+}
+
+extension PlistValue {
+    /// Whether this is the string Codable writes for `nil`.
+    var isNullMarker: Bool {
+        if case .string(let s) = self { return s == "$null" }
+        return false
     }
 }
