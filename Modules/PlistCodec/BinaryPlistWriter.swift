@@ -16,21 +16,6 @@ struct BinaryPlistWriter {
     }
 }
 
-/// A scalar's identity for sharing: kind plus exact content. Strings compare by UTF-8 bytes, so
-/// strings that differ only in Unicode normalization stay distinct (`PropertyListEncoder` merges
-/// them and loses one), and reals by bit pattern, so `0.0` and `-0.0` stay distinct.
-private enum ScalarKey: Hashable {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case wide(Int128)
-    case float(UInt32)
-    case double(UInt64)
-    case date(UInt64)
-    case data(Data)
-    case string(ExactString)
-}
-
 struct ExactString: Hashable {
     let value: String
 
@@ -59,10 +44,12 @@ private struct ObjectTable {
     /// For each object, where its child references start in `refs` (containers only).
     var refStart: [Int] = []
     var refs: [Int] = []
-    var shared: [ScalarKey: Int] = [:]
+    var shared: ShareTable
+    private let seed = UInt64.random(in: 0...UInt64.max)
 
     init(mode: PlistWriteMode) {
         self.mode = mode
+        shared = ShareTable(seed: seed)
     }
 
     private mutating func add(_ node: PlistNode) -> Int {
@@ -72,17 +59,19 @@ private struct ObjectTable {
     }
 
     /// Returns the object index for a shareable scalar, adding it the first time.
-    private mutating func sharedIndex(_ key: ScalarKey, _ node: PlistNode) -> Int {
-        if let i = shared[key] {
-            if mode == .coreFoundation, case .bool = key {
-                // CoreFoundation appends every repeated boolean again; references use the first.
-                _ = add(node)
-            }
-            return i
+    private mutating func sharedIndex(_ node: PlistNode) -> Int {
+        if let i = shared.findOrInsert(node, newIndex: objects.count, objects: objects) { return i }
+        return add(node)
+    }
+
+    /// Booleans and `nil` are one object each; CoreFoundation appends every repeated boolean again
+    /// (references still use the first).
+    private mutating func singletonIndex(_ existing: Int, _ node: PlistNode, isBool: Bool) -> (index: Int, isNew: Bool) {
+        if existing >= 0 {
+            if isBool && mode == .coreFoundation { _ = add(node) }
+            return (existing, false)
         }
-        let i = add(node)
-        shared[key] = i
-        return i
+        return (add(node), true)
     }
 
     @discardableResult
@@ -104,22 +93,23 @@ private struct ObjectTable {
             for (i, key) in box.keys.enumerated() { refs[start + i] = flatten(.string(key)) }
             for (i, value) in box.values.enumerated() { refs[start + n + i] = flatten(value) }
             return me
-        case .null: return sharedIndex(.null, node)
-        case .bool(let b): return sharedIndex(.bool(b), node)
-        case .int(let v): return sharedIndex(.int(v), node)
-        case .wideInt(let v): return sharedIndex(.wide(v), node)
-        case .float(let f): return sharedIndex(.float(f.bitPattern), node)
-        case .double(let d): return sharedIndex(.double(d.bitPattern), node)
-        case .date(let t):
+        case .null:
+            let r = singletonIndex(shared.nullIndex, node, isBool: false)
+            shared.nullIndex = r.index
+            return r.index
+        case .bool(let b):
+            let r = singletonIndex(b ? shared.trueIndex : shared.falseIndex, node, isBool: true)
+            if b { shared.trueIndex = r.index } else { shared.falseIndex = r.index }
+            return r.index
+        case .date(let t) where t.isNaN:
             // A NaN date never equals anything, itself included, so Foundation writes each one anew.
-            if t.isNaN { return add(node) }
-            return sharedIndex(.date(t.bitPattern), node)
-        case .data(let d): return sharedIndex(.data(d), node)
-        case .string(let s): return sharedIndex(.string(ExactString(value: s)), node)
+            return add(node)
+        case .int, .wideInt, .float, .double, .date, .data, .string:
+            return sharedIndex(node)
         case .uid: return add(node)
         case .isolated(let inner):
             let outer = shared
-            shared = [:]
+            shared = ShareTable(seed: seed)
             defer { shared = outer }
             return flatten(inner)
         }

@@ -58,7 +58,13 @@ final class NodeDictionary {
     /// Built once the dictionary is large enough that a linear duplicate check would cost.
     private var index: [String: Int]?
 
-    init() { keys = []; values = [] }
+    init() {
+        keys = []
+        values = []
+        // Most keyed containers hold a handful of keys: one allocation each instead of several regrowths.
+        keys.reserveCapacity(8)
+        values.reserveCapacity(8)
+    }
 
     init(uniqueKeys keys: [String], values: [PlistNode]) {
         self.keys = keys
@@ -71,7 +77,7 @@ final class NodeDictionary {
     func appendUnique(_ key: String, _ value: PlistNode) {
         keys.append(key)
         values.append(value)
-        index?[key] = keys.count - 1
+        if index != nil { index![key] = keys.count - 1 }
     }
 
     func position(of key: String) -> Int? {

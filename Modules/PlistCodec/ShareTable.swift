@@ -1,0 +1,111 @@
+import Foundation
+
+/// The table that finds an earlier object equal to a scalar, so equal values are written once.
+///
+/// Open addressing with a cheap seeded hash instead of `Dictionary` and `Hasher`: the writer looks up
+/// every scalar it writes, so this lookup is the binary encoder's hottest path. Equality is exact:
+/// same kind, same bits, same UTF-8 bytes.
+struct ShareTable {
+    private var slots: [Int32]
+    private var slotHashes: [UInt64]
+    private var mask: Int
+    private var used = 0
+    private let seed: UInt64
+    var trueIndex = -1
+    var falseIndex = -1
+    var nullIndex = -1
+
+    init(seed: UInt64) {
+        self.seed = seed
+        slots = [Int32](repeating: -1, count: 256)
+        slotHashes = [UInt64](repeating: 0, count: 256)
+        mask = 255
+    }
+
+    /// Returns the index of an object equal to `node`, or records `newIndex` for it and returns nil.
+    mutating func findOrInsert(_ node: PlistNode, newIndex: Int, objects: [PlistNode]) -> Int? {
+        let h = hash(node)
+        var i = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let s = slots[i]
+            if s < 0 { break }
+            if slotHashes[i] == h, Self.equal(objects[Int(s)], node) { return Int(s) }
+            i = (i + 1) & mask
+        }
+        slots[i] = Int32(newIndex)
+        slotHashes[i] = h
+        used += 1
+        if used * 2 > mask { grow() }
+        return nil
+    }
+
+    private mutating func grow() {
+        let oldSlots = slots, oldHashes = slotHashes
+        let capacity = (mask + 1) * 2
+        slots = [Int32](repeating: -1, count: capacity)
+        slotHashes = [UInt64](repeating: 0, count: capacity)
+        mask = capacity - 1
+        for j in oldSlots.indices where oldSlots[j] >= 0 {
+            var i = Int(truncatingIfNeeded: oldHashes[j]) & mask
+            while slots[i] >= 0 { i = (i + 1) & mask }
+            slots[i] = oldSlots[j]
+            slotHashes[i] = oldHashes[j]
+        }
+    }
+
+    @inline(__always)
+    private static func mix(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private func hash(_ node: PlistNode) -> UInt64 {
+        switch node {
+        case .int(let v): return Self.mix(UInt64(bitPattern: v) ^ seed)
+        case .wideInt(let v): return Self.mix(UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v >> 64) &* 31 ^ seed ^ 1)
+        case .float(let f): return Self.mix(UInt64(f.bitPattern) ^ seed ^ 2)
+        case .double(let d): return Self.mix(d.bitPattern ^ seed ^ 3)
+        case .date(let t): return Self.mix(t.bitPattern ^ seed ^ 4)
+        case .data(let d): return d.withUnsafeBytes { Self.hashBytes($0, seed ^ 5) }
+        case .string(let s):
+            var str = s
+            return str.withUTF8 { Self.hashBytes(UnsafeRawBufferPointer($0), seed ^ 6) }
+        default: return seed
+        }
+    }
+
+    private static func hashBytes(_ bytes: UnsafeRawBufferPointer, _ seed: UInt64) -> UInt64 {
+        let n = bytes.count
+        var h = seed ^ (UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
+        guard let p = bytes.baseAddress else { return mix(h) }
+        var i = 0
+        while i + 8 <= n {
+            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n {
+            tail |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
+            shift += 8
+            i += 1
+        }
+        return mix(h ^ tail)
+    }
+
+    private static func equal(_ a: PlistNode, _ b: PlistNode) -> Bool {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return x == y
+        case let (.wideInt(x), .wideInt(y)): return x == y
+        case let (.float(x), .float(y)): return x.bitPattern == y.bitPattern
+        case let (.double(x), .double(y)): return x.bitPattern == y.bitPattern
+        case let (.date(x), .date(y)): return x.bitPattern == y.bitPattern
+        case let (.data(x), .data(y)): return x == y
+        case let (.string(x), .string(y)): return ExactString(value: x) == ExactString(value: y)
+        default: return false
+        }
+    }
+}
