@@ -8,7 +8,8 @@ extension PlistDecoderImpl {
     }
 
     func string(_ v: PlistValue, _ path: CodingPathNode) throws -> String {
-        guard case .string(let s) = v else { throw mismatch(String.self, v, path) }
+        // `$null` is how Codable's nil is written; like Foundation, it is never a non-optional value.
+        guard case .string(let s) = v, s != "$null" else { throw mismatch(String.self, v, path) }
         return s
     }
 
@@ -41,10 +42,9 @@ extension PlistDecoderImpl {
         switch v {
         case .float(let f): return f
         case .real(let d):
-            if d.isFinite, abs(d) > Double(Float.greatestFiniteMagnitude) {
-                throw outOfRange(Float.self, "\(d)", path)
-            }
-            return Float(d)
+            if realsAreText || d.isNaN { return Float(d) }
+            guard let f = Float(exactly: d) else { throw outOfRange(Float.self, "\(d)", path) }
+            return f
         case .integer(let i): return Float(i.value)
         default: throw mismatch(Float.self, v, path)
         }

@@ -23,7 +23,12 @@ public struct PlistDecoder: @unchecked Sendable {
     /// - Throws: `PlistError` for malformed input (with its location); `DecodingError` when the
     ///   content does not match `type` (with the coding path).
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decode(type, from: PlistValue(parsing: data, options: options))
+        let value = try PlistValue(parsing: data, options: options)
+        let impl = PlistDecoderImpl(value: value, path: .root, userInfo: userInfo)
+        // Text formats hold reals as decimal text, which Foundation rounds to `Float`; binary files
+        // hold doubles, which convert to `Float` only when exact.
+        impl.realsAreText = PlistFormat.detect(data) != .binary
+        return try impl.unwrap(value, as: type, path: .root)
     }
 
     /// Decodes a value of `type` from a value tree.
@@ -38,6 +43,8 @@ final class PlistDecoderImpl: Decoder {
     var value: PlistValue
     var path: CodingPathNode
     let userInfo: [CodingUserInfoKey: Any]
+    /// Whether reals came from text (XML, OpenStep): they then round to `Float` instead of converting exactly.
+    var realsAreText = false
 
     init(value: PlistValue, path: CodingPathNode, userInfo: [CodingUserInfoKey: Any]) {
         self.value = value

@@ -10,24 +10,30 @@ import Foundation
 /// Offsets are relative to the text after any byte-order mark; UTF-16 input is transcoded to UTF-8
 /// first, so its columns count bytes of that UTF-8 text (its lines are unaffected).
 enum TextCursor {
-    /// Calls `body` with the UTF-8 text of `data`.
+    /// Calls `body` with the UTF-8 text of `data` and its start address (never `nil`, even when the
+    /// text is empty).
     ///
     /// A UTF-8 byte-order mark is skipped. UTF-16 with a byte-order mark (either endianness) is
     /// transcoded to UTF-8 first; an unpaired surrogate in it is an `.invalidString` error.
     static func withUTF8Text<R>(
-        _ data: Data, _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+        _ data: Data, _ body: (UnsafeBufferPointer<UInt8>, UnsafePointer<UInt8>) throws -> R
     ) throws -> R {
+        func call(_ bytes: UnsafeBufferPointer<UInt8>) throws -> R {
+            if let base = bytes.baseAddress { return try body(bytes, base) }
+            var zero: UInt8 = 0
+            return try withUnsafePointer(to: &zero) { try body(UnsafeBufferPointer(start: $0, count: 0), $0) }
+        }
         let first = data.first, second = data.dropFirst().first
         if (first == 0xFE && second == 0xFF) || (first == 0xFF && second == 0xFE) {
             let utf8 = try transcodeUTF16(data.dropFirst(2), bigEndian: first == 0xFE)
-            return try utf8.withUnsafeBufferPointer(body)
+            return try utf8.withUnsafeBufferPointer(call)
         }
         return try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-                return try body(UnsafeBufferPointer(rebasing: bytes[3...]))
+                return try call(UnsafeBufferPointer(rebasing: bytes[3...]))
             }
-            return try body(bytes)
+            return try call(bytes)
         }
     }
 
@@ -60,13 +66,13 @@ enum TextCursor {
             }
         }
         if let failedAt {
-            let location = out.withUnsafeBufferPointer { location(of: $0.count, in: $0) }
+            let here = out.withUnsafeBufferPointer { TextCursor.location(of: $0.count, in: $0) }
             throw PlistError(.invalidString, "invalid UTF-16 (unpaired surrogate at code unit \(failedAt))",
-                             at: location)
+                             at: here)
         }
         if index < bytes.endIndex {
-            let location = out.withUnsafeBufferPointer { location(of: $0.count, in: $0) }
-            throw PlistError(.invalidString, "UTF-16 text has an odd number of bytes", at: location)
+            let here = out.withUnsafeBufferPointer { TextCursor.location(of: $0.count, in: $0) }
+            throw PlistError(.invalidString, "UTF-16 text has an odd number of bytes", at: here)
         }
         return out
     }
@@ -100,7 +106,14 @@ enum TextCursor {
     static func firstInvalidUTF8(in text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
         var i = range.lowerBound
         let end = range.upperBound
+        guard let base = text.baseAddress else { return nil }
         while i < end {
+            // Skip ASCII eight bytes at a time.
+            while i + 8 <= end,
+                  UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            guard i < end else { break }
             let c = text[i]
             if c < 0x80 { i += 1; continue }
             let length: Int
@@ -130,9 +143,10 @@ enum TextCursor {
 
     /// Makes a `String` from valid UTF-8 bytes, or returns the offset of the first invalid byte.
     static func makeString(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Result<String, InvalidUTF8> {
-        let slice = UnsafeBufferPointer(rebasing: text[range])
-        if let s = String(validating: slice, as: UTF8.self) { return .success(s) }
-        return .failure(InvalidUTF8(offset: firstInvalidUTF8(in: text, range) ?? range.lowerBound))
+        // `String(validating:as:)` is generic and slow here; check first, then decode (which cannot
+        // repair anything because nothing is invalid).
+        if let bad = firstInvalidUTF8(in: text, range) { return .failure(InvalidUTF8(offset: bad)) }
+        return .success(String(decoding: UnsafeBufferPointer(rebasing: text[range]), as: UTF8.self))
     }
 
     /// Where a byte sequence stops being valid UTF-8.

@@ -13,10 +13,15 @@ import Foundation
 /// Every error is a `PlistError` located with `.line(l, column: c)`: 1-based, the column counting
 /// **bytes** of UTF-8 text (see `TextCursor`).
 ///
-/// Where this reader differs from `PropertyListSerialization`: it is stricter about input Apple
-/// silently repairs (`<data>` with characters outside base64, a group of fewer than 4 characters,
-/// content after `</plist>`, `&#x;`), and it reads integers over the full `Int128` range (Apple stops
-/// at `-2^63 ... 2^64-1`), `<data/>` as empty data, and `+` in numbers the same way Apple does.
+/// Where this reader differs from `PropertyListSerialization`: it rejects input Apple repairs or
+/// guesses at (characters outside base64 and incomplete groups in `<data>`, content after the root,
+/// `<key>` outside a `<dict>`, `&#x;`, date fields out of range such as month 13), and it accepts a
+/// little more (integers over the whole `Int128` range, where Apple stops at `-2^63 ... 2^64-1`;
+/// `<data/>`; whitespace after an `<integer>`'s digits).
+///
+/// ```swift
+/// let value = try XMLPlistReader(data: data, options: PlistReadOptions()).read()
+/// ```
 struct XMLPlistReader {
     let data: Data
     let options: PlistReadOptions
@@ -29,8 +34,8 @@ struct XMLPlistReader {
     /// Parses the whole document.
     func read() throws -> PlistValue {
         let maxDepth = options.maxDepth
-        return try TextCursor.withUTF8Text(data) { text in
-            var parser = Parser(text: text, maxDepth: maxDepth)
+        return try TextCursor.withUTF8Text(data) { text, base in
+            var parser = Parser(text: text, base: base, maxDepth: maxDepth)
             return try parser.parseDocument()
         }
     }

@@ -1,0 +1,59 @@
+import Foundation
+
+/// One scenario of the tour: a module's sample, run end to end in its own folder.
+///
+/// To add a module to the tour, write a type conforming to `TourStep` in its own file
+/// (`<Module>Step.swift`) and append it to `TourSteps.all`.
+protocol TourStep: Sendable {
+    /// The step's name in headers and the summary, usually the module's name.
+    var name: String { get }
+    /// One sentence saying what the step shows.
+    var summary: String { get }
+    /// Runs the scenario; throws to report failure. Must not crash on failure.
+    func run(_ context: TourContext) throws
+}
+
+/// What a step gets to work with: its own empty folder and a way to print.
+struct TourContext {
+    /// A fresh folder only this step writes to, inside the tour's data folder.
+    var folder: URL
+
+    /// Prints one indented line of the step's output.
+    func say(_ line: String = "") {
+        print(line.isEmpty ? "" : "  " + line)
+    }
+
+    /// The path of `name` inside this step's folder.
+    func file(_ name: String) -> URL {
+        folder.appendingPathComponent(name)
+    }
+}
+
+/// A check inside a step that did not hold: what was expected and what happened.
+struct TourFailure: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// Throws a `TourFailure` with `message` unless `condition` holds.
+func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw TourFailure(message()) }
+}
+
+/// A one-line description of `error`: Codable errors by their coding path and debug description
+/// (their default description repeats the whole value), everything else as it describes itself.
+func describe(_ error: any Error) -> String {
+    func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+    switch error {
+    case EncodingError.invalidValue(_, let context):
+        return "cannot encode the value at \(path(context.codingPath)): \(context.debugDescription)"
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+         DecodingError.keyNotFound(_, let context), DecodingError.dataCorrupted(let context):
+        return "cannot decode at \(path(context.codingPath)): \(context.debugDescription)"
+    default:
+        return "\(error)"
+    }
+}

@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+// Benchmarks for the persistence toolkit: a separate package so `ci/test` never builds or runs them.
+// Build and run (from the repository root):
+//   swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build
+//   Benchmarks/.build/release/plist-bench
+import PackageDescription
+
+/// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
+let rootPackage = String(#filePath.split(separator: "/").dropLast(2).last ?? "main")
+
+let package = Package(
+    name: "persistence-toolkit-benchmarks",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(
+            name: "plist-bench",
+            dependencies: [.product(name: "PlistCodec", package: rootPackage)],
+            path: "Sources/plist-bench"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,59 @@
+import Foundation
+import PlistCodec
+
+// plist-bench: PlistCodec against Foundation's property-list coders, in one process, on one dataset.
+// See Benchmarks/README.md for how to read the output.
+
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(let parsed): options = parsed
+case .failure(let error):
+    print(error.message)
+    exit(error.message == Options.usage ? 0 : 2)
+}
+
+#if DEBUG
+print("warning: this is a debug build; timings are meaningless. Build with -c release.")
+#endif
+
+print("plist-bench: \(options.records) records, seed 0x\(String(Dataset.seed, radix: 16)), "
+    + "median of \(options.runs) runs after \(options.warmups) warm-up(s)")
+let records = Dataset.make(count: options.records)
+
+func foundationBytes(_ format: PropertyListSerialization.PropertyListFormat) -> Data {
+    let encoder = PropertyListEncoder()
+    encoder.outputFormat = format
+    do { return try encoder.encode(records) } catch {
+        print("Foundation cannot encode the dataset: \(error)")
+        exit(1)
+    }
+}
+func ourBytes(_ format: PlistFormat) -> Result<Data, any Error> {
+    var encoder = PlistEncoder()
+    encoder.outputFormat = format
+    return Result { try encoder.encode(records) }
+}
+
+let binary = foundationBytes(.binary)
+let xml = foundationBytes(.xml)
+
+print("\nSame bytes as PropertyListEncoder:")
+let byteChecks = [
+    compareBytes(format: "binary", foundation: binary, ours: ourBytes(.binary)),
+    compareBytes(format: "xml", foundation: xml, ours: ourBytes(.xml)),
+]
+for check in byteChecks { print("  " + check.line) }
+
+print("\nSame records as PropertyListDecoder:")
+let decodeChecks = [compareDecoded(format: "binary", data: binary), compareDecoded(format: "xml", data: xml)]
+for check in decodeChecks { print("  " + check.line) }
+
+FileHandle.standardError.write(Data("measuring:\n".utf8))
+let results = run(makeCases(records: records, binary: binary, xml: xml), warmups: options.warmups, runs: options.runs)
+print("\nResults (median of \(options.runs) runs):")
+print(formatTable(results))
+print("")
+print(goalLine(results, goal: 3))
+
+let allChecksPass = byteChecks.allSatisfy(\.identical) && decodeChecks.allSatisfy(\.equal)
+exit(allChecksPass ? 0 : 1)
