@@ -17,7 +17,7 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)")
 }
 
-let libraries = ["PlistCodec"]
+let libraries = ["PlistCodec", "FileStorageKit"]
 
 let package = Package(
     name: "persistence-toolkit",
@@ -26,9 +26,13 @@ let package = Package(
         + [.executable(name: "tour", targets: ["tour"])],
     targets: [
         module("PlistCodec"),
-        app("tour", dependencies: ["PlistCodec"]),
+        module("FileStorageKit", dependencies: ["PlistCodec"]),
+        app("tour", dependencies: ["PlistCodec", "FileStorageKit"]),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
+        tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
+        // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).
+        .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec"], path: "Tests/StorageProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

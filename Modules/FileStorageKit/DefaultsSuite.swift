@@ -1,0 +1,227 @@
+import Foundation
+import PlistCodec
+import Synchronization
+
+/// What `UserDefaults(suiteName:)` promises, kept safely in a property-list file.
+///
+/// A suite lives in `<preferences>/<suite>.plist` (XML, keys sorted, as Apple writes preferences).
+/// Reads are served from memory and reloaded only when the file changed (see `FileChangeMonitor`:
+/// another process's change is seen within 100 ms). Every write is durable and merges only its own
+/// key into the newest file under the exclusive lock, so concurrent processes keep each other's keys.
+///
+/// ```swift
+/// let settings = DefaultsSuite(suiteName: "com.example.app", directories: AppDirectories(appName: "Example"))
+/// settings.register(defaults: ["volume": .int(5)])
+/// try settings.set(true, forKey: "onboarded")
+/// let volume = settings.integer(forKey: "volume")
+/// try settings.update(forKey: "launches") { $0 = .int(($0?.intValue ?? 0) + 1) }   // atomic across processes
+/// ```
+///
+/// `set(settings.integer(forKey: "n") + 1, forKey: "n")` is **not** atomic across processes: another
+/// process can write between the get and the set, and one increment is lost. Use `update(forKey:_:)`.
+///
+/// Unlike `UserDefaults`, setters throw: a write that did not reach the disk is an error the caller sees.
+/// A file that is not a valid property list is never overwritten: writes throw `.corrupt` and reads keep
+/// the last good values (the error is in `lastLoadError`).
+public final class DefaultsSuite: Sendable {
+    /// The suite's name, which is also its file name without `.plist`.
+    public let suiteName: String
+    /// The suite's file.
+    public let url: URL
+    /// How long a write waits for another writer's lock.
+    public let lockTimeout: Duration
+
+    private let monitor: FileChangeMonitor
+    private let state: Mutex<State>
+
+    struct State {
+        var stored = PlistDictionary()
+        var registered: [String: PlistValue] = [:]
+        var seenToken: UInt64 = .max
+        var lastLoadError: FileStorageError?
+        var observers: [UInt64: AsyncStream<String>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    /// Opens the suite `suiteName` in the preferences folder of `directories`.
+    public convenience init(suiteName: String, directories: AppDirectories = AppDirectories(appName: DefaultsSuite.programName),
+                            lockTimeout: Duration = FileLock.defaultTimeout) {
+        self.init(suiteName: suiteName, folder: directories.preferences, lockTimeout: lockTimeout)
+    }
+
+    /// Opens the suite `suiteName` in `folder`; programs that pass the same folder share the suite.
+    public init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout) {
+        self.suiteName = suiteName
+        url = folder.appendingPathComponent(AppDirectories.safeComponent(suiteName) + ".plist").standardizedFileURL
+        self.lockTimeout = lockTimeout
+        // The folder must exist for inotify to watch it; if it cannot be made, the monitor polls instead
+        // and the first write reports why.
+        try? AppDirectories.createFolder(folder)
+        monitor = FileChangeMonitor(url: url)
+        state = Mutex(State())
+    }
+
+    /// The program's name, which names the standard suite.
+    public static var programName: String { ProcessInfo.processInfo.processName }
+
+    /// The suite named after the program, in its preferences folder (`PERSISTENCE_TOOLKIT_ROOT` applies).
+    public static let standard = DefaultsSuite(suiteName: programName)
+
+    /// Why the last reload failed, if it did (the suite then serves its last good values).
+    public var lastLoadError: FileStorageError? { state.withLock { $0.lastLoadError } }
+
+    // MARK: Reading
+
+    /// The value for `key`: the stored one, else the registered default.
+    public func object(forKey key: String) -> PlistValue? {
+        refreshIfChanged()
+        return state.withLock { $0.stored[key] ?? $0.registered[key] }
+    }
+
+    /// Every key and value, registered defaults included (stored values win).
+    public func dictionaryRepresentation() -> [String: PlistValue] {
+        refreshIfChanged()
+        return state.withLock { s in
+            var all = s.registered
+            for (k, v) in s.stored { all[k] = v }
+            return all
+        }
+    }
+
+    /// Sets values returned for keys that have none stored. Not written to the file.
+    public func register(defaults: [String: PlistValue]) {
+        state.withLock { s in s.registered.merge(defaults) { _, new in new } }
+    }
+
+    /// Re-reads the file now, whatever the monitor says.
+    ///
+    /// - Throws: `.corrupt` (the last good values are kept) or another `FileStorageError`.
+    public func reload() throws(FileStorageError) {
+        let token = monitor.changeToken
+        try state.withLock { (s: inout State) throws(FileStorageError) in try load(&s, token: token) }
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` for `key` (or removes the key when `nil`), durably, merging into the newest file.
+    public func set(_ value: PlistValue?, forKey key: String) throws {
+        try mutate { $0[key] = value }
+    }
+
+    /// Removes the stored value for `key`; the registered default, if any, shows through again.
+    public func removeObject(forKey key: String) throws {
+        try set(nil, forKey: key)
+    }
+
+    /// Atomically reads, changes and writes the value for `key` under the exclusive lock, so no other
+    /// thread or process can write in between. `body` sees `nil` when the key is not stored.
+    @discardableResult
+    public func update<R>(forKey key: String, _ body: (inout PlistValue?) throws -> R) throws -> R {
+        try mutate { dict in
+            var value = dict[key]
+            let result = try body(&value)
+            dict[key] = value
+            return result
+        }
+    }
+
+    /// Changes many keys in one locked read-merge-write.
+    @discardableResult
+    public func updateAll<R>(_ body: (inout PlistDictionary) throws -> R) throws -> R {
+        try mutate(body)
+    }
+
+    // MARK: Observing
+
+    /// The keys that change, by this process or another, from now until the stream is dropped.
+    public func changes() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = state.withLock { s in
+            let id = s.nextObserver
+            s.nextObserver += 1
+            s.observers[id] = continuation
+            return id
+        }
+        // Another process's writes arrive as change tokens; poll the token (one atomic load with
+        // inotify) so observers hear of them without anyone calling a getter.
+        let watcher = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                self?.refreshIfChanged()
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        continuation.onTermination = { [weak self] _ in
+            watcher.cancel()
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Internals
+
+    private func refreshIfChanged() {
+        let token = monitor.changeToken
+        state.withLock { s in
+            guard token != s.seenToken else { return }
+            try? load(&s, token: token)
+        }
+    }
+
+    /// Loads the file into `s`, telling observers which keys changed.
+    private func load(_ s: inout State, token: UInt64) throws(FileStorageError) {
+        s.seenToken = token
+        do {
+            let fresh = try readFile()
+            s.lastLoadError = nil
+            publish(old: s.stored, new: fresh, &s)
+        } catch {
+            s.lastLoadError = error
+            throw error
+        }
+    }
+
+    /// The file's contents: empty when it does not exist; `.corrupt` when it is not a dictionary plist.
+    private func readFile() throws(FileStorageError) -> PlistDictionary {
+        guard let data = try DurableFile.readIfPresent(url) else { return PlistDictionary() }
+        let value: PlistValue
+        do {
+            value = try PlistValue(parsing: data)
+        } catch let error as PlistError {
+            throw .corrupt(url, error)
+        } catch {
+            throw .io(url, operation: "parse", errno: 0)
+        }
+        guard case .dictionary(let dict) = value else {
+            throw .corrupt(url, PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict"))
+        }
+        return dict
+    }
+
+    private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
+        try AppDirectories.createFolder(url.deletingLastPathComponent())
+        return try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) {
+            let onDisk = try readFile()
+            var updated = onDisk
+            let result = try change(&updated)
+            if updated != onDisk {
+                updated.sortKeys()
+                let data = try PlistValue.dictionary(updated).serialized(as: .xml)
+                try DurableFile.write(data, to: url)
+            }
+            state.withLock { s in
+                s.lastLoadError = nil
+                publish(old: s.stored, new: updated, &s)
+            }
+            return result
+        }
+    }
+
+    private func publish(old: PlistDictionary, new: PlistDictionary, _ s: inout State) {
+        s.stored = new
+        guard !s.observers.isEmpty, old != new else { return }
+        var changed: [String] = []
+        for (k, v) in new where old[k] != v { changed.append(k) }
+        for k in old.keys where new[k] == nil { changed.append(k) }
+        for key in changed { for c in s.observers.values { c.yield(key) } }
+    }
+}

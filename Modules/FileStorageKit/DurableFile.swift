@@ -1,0 +1,146 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Durable, atomic whole-file writes and plain reads, with errors that name the file and the cause.
+///
+/// A write goes to a temporary file in the same folder, is flushed with `fsync`, renamed over the
+/// target, and then the folder itself is flushed, so after a crash or power loss the file holds
+/// either the old version or the new one, never a mix, and the rename itself survives.
+/// `Data.write(options: .atomic)` skips the folder flush and resets the mode to 0644; this keeps
+/// an existing file's mode and gives a new one 0600.
+///
+/// A target that is a symbolic link is written through only when the link points to a file in the
+/// same folder (the rename happens there, so the guarantee holds); any other link is refused with
+/// `FileStorageError.symlinkOutsideFolder`.
+public enum DurableFile {
+    /// Atomically and durably replaces the contents of `url` with `data`.
+    ///
+    /// - Throws: `FileStorageError`: `.diskFull` (the previous version is intact), `.permissionDenied`,
+    ///   `.symlinkOutsideFolder`, `.notFound` when the folder is missing, `.io` otherwise.
+    public static func write(_ data: Data, to url: URL) throws(FileStorageError) {
+        let target = try resolveTarget(url)
+        let folder = target.deletingLastPathComponent()
+        let tempPath = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+
+        var existing = stat()
+        let mode: mode_t = stat(target.path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
+        let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "create temporary file", url: url) }
+        var committed = false
+        defer { if !committed { unlink(tempPath) } }
+        do {
+            defer { close(fd) }
+            guard fchmod(fd, mode) == 0 else { throw FileStorageError.from(errno: errno, operation: "fchmod", url: url) }
+            try writeAll(fd, data, url: url)
+            guard fsyncRetrying(fd) == 0 else { throw FileStorageError.from(errno: errno, operation: "fsync", url: url) }
+        }
+        guard rename(tempPath, target.path) == 0 else {
+            throw FileStorageError.from(errno: errno, operation: "rename", url: url)
+        }
+        committed = true
+        try syncFolder(folder, url: url)
+    }
+
+    /// Reads the whole file.
+    ///
+    /// - Throws: `.notFound`, `.permissionDenied` or `.io`.
+    public static func read(_ url: URL) throws(FileStorageError) -> Data {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "open", url: url) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileStorageError.from(errno: errno, operation: "fstat", url: url) }
+        var result = Data()
+        result.reserveCapacity(Int(info.st_size))
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileStorageError.from(errno: errno, operation: "read", url: url)
+            }
+            if n == 0 { break }
+            result.append(contentsOf: buffer[0..<n])
+        }
+        return result
+    }
+
+    /// Reads the file, or returns `nil` if it does not exist.
+    public static func readIfPresent(_ url: URL) throws(FileStorageError) -> Data? {
+        do {
+            return try read(url)
+        } catch .notFound {
+            return nil
+        }
+    }
+
+    /// Removes the file durably; a missing file is not an error.
+    public static func remove(_ url: URL) throws(FileStorageError) {
+        if unlink(url.path) != 0 && errno != ENOENT {
+            throw FileStorageError.from(errno: errno, operation: "unlink", url: url)
+        }
+        try syncFolder(url.deletingLastPathComponent(), url: url)
+    }
+
+    /// The file a write to `url` lands in: `url` itself, or the target of a symlink inside the same folder.
+    static func resolveTarget(_ url: URL) throws(FileStorageError) -> URL {
+        var current = url.standardizedFileURL
+        let folder = current.deletingLastPathComponent().path
+        for _ in 0..<8 {
+            var info = stat()
+            guard lstat(current.path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current.path, &buffer, buffer.count - 1)
+            guard n >= 0 else { throw FileStorageError.from(errno: errno, operation: "readlink", url: url) }
+            let destination = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let resolved = destination.hasPrefix("/")
+                ? URL(fileURLWithPath: destination).standardizedFileURL
+                : URL(fileURLWithPath: folder).appendingPathComponent(destination).standardizedFileURL
+            guard resolved.deletingLastPathComponent().path == folder else {
+                throw FileStorageError.symlinkOutsideFolder(url, destination: destination)
+            }
+            current = resolved
+        }
+        throw FileStorageError.io(url, operation: "resolve symbolic links", errno: ELOOP)
+    }
+
+    private static func writeAll(_ fd: Int32, _ data: Data, url: URL) throws(FileStorageError) {
+        let failure: Int32? = data.withUnsafeBytes { raw -> Int32? in
+            guard var p = raw.baseAddress else { return nil }
+            var left = raw.count
+            while left > 0 {
+                let n = Glibc.write(fd, p, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                p += n
+                left -= n
+            }
+            return nil
+        }
+        if let failure { throw FileStorageError.from(errno: failure, operation: "write", url: url) }
+    }
+
+    private static func fsyncRetrying(_ fd: Int32) -> Int32 {
+        while true {
+            let r = fsync(fd)
+            if r == 0 || errno != EINTR { return r }
+        }
+    }
+
+    /// Flushes a folder's entries, so a rename or unlink in it survives a crash.
+    static func syncFolder(_ folder: URL, url: URL) throws(FileStorageError) {
+        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "open folder", url: url) }
+        defer { close(fd) }
+        // Some file systems refuse fsync on a directory (EINVAL); the rename is still atomic there.
+        if fsyncRetrying(fd) != 0 && errno != EINVAL {
+            throw FileStorageError.from(errno: errno, operation: "fsync folder", url: url)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive lock on a file, shared by every thread, task and process that uses FileStorageKit.
+///
+/// The lock is `flock` on a sidecar file `.<name>.lock` in the same folder, which is never renamed or
+/// deleted (a lock on the data file itself would be lost the moment an atomic write renames a new
+/// inode over it). Each acquisition opens the sidecar anew with `O_CLOEXEC`, so a child process never
+/// inherits a held lock. An in-process table excludes threads and tasks of the same process as well.
+///
+/// Waiting is a non-blocking `flock(LOCK_NB)` poll with a growing pause, against a deadline: it never
+/// blocks in `flock`. From async code use the `async` overload, which pauses with `Task.sleep` and so
+/// never holds one of the cooperative pool's few threads while it waits.
+///
+/// The lock is **not re-entrant**: taking it again while holding it (on any thread of the process)
+/// waits until the deadline and throws `.lockTimeout`. Keep the body short and never nest locks on
+/// the same file.
+///
+/// ```swift
+/// try FileLock.withExclusiveLock(for: url) {
+///     var count = try read(url)
+///     count += 1
+///     try write(count, to: url)
+/// }
+/// ```
+public enum FileLock {
+    /// How long to wait for a lock by default.
+    public static let defaultTimeout: Duration = .seconds(30)
+
+    /// Paths locked by this process right now.
+    private static let heldInProcess = Mutex<Set<String>>([])
+
+    /// The sidecar lock file for `url`: `.<name>.lock` beside it.
+    public static func lockURL(for url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock")
+    }
+
+    /// Runs `body` while holding the exclusive lock for `url`, waiting at most `timeout` for it.
+    ///
+    /// - Throws: `FileStorageError.lockTimeout` when the lock was not acquired in time, another
+    ///   `FileStorageError` when the lock file cannot be created, or what `body` throws.
+    public static func withExclusiveLock<R>(for url: URL, timeout: Duration = defaultTimeout,
+                                            _ body: () throws -> R) throws -> R {
+        let held = try acquire(url, timeout: timeout) { pause in usleep(UInt32(pause.microseconds)) }
+        defer { held.release() }
+        return try body()
+    }
+
+    /// Runs `body` while holding the exclusive lock for `url`; waits with `Task.sleep`, never blocking a thread.
+    public static func withExclusiveLock<R>(for url: URL, timeout: Duration = defaultTimeout,
+                                            isolation: isolated (any Actor)? = #isolation,
+                                            _ body: () async throws -> R) async throws -> R {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Pause()
+        var held: Held?
+        while held == nil {
+            held = try tryAcquire(url)
+            if held == nil {
+                guard ContinuousClock.now < deadline else { throw timeoutError(url, timeout) }
+                try await Task.sleep(for: .microseconds(pause.next()))
+            }
+        }
+        defer { held?.release() }
+        return try await body()
+    }
+
+    struct Held {
+        let path: String
+        let fd: Int32
+
+        func release() {
+            flock(fd, LOCK_UN)
+            close(fd)
+            _ = FileLock.heldInProcess.withLock { $0.remove(path) }
+        }
+    }
+
+    struct Pause {
+        private var current = 500
+        /// The next pause in microseconds: 0.5 ms doubling to 20 ms, with jitter so waiters spread out.
+        mutating func next() -> Int {
+            defer { current = min(current * 2, 20_000) }
+            return current / 2 + Int.random(in: 0...current / 2)
+        }
+    }
+
+    private static func acquire(_ url: URL, timeout: Duration, sleep: (Duration) -> Void) throws -> Held {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Pause()
+        while true {
+            if let held = try tryAcquire(url) { return held }
+            guard ContinuousClock.now < deadline else { throw timeoutError(url, timeout) }
+            sleep(.microseconds(pause.next()))
+        }
+    }
+
+    /// One attempt: the in-process claim, then `flock(LOCK_EX | LOCK_NB)` on a fresh descriptor.
+    private static func tryAcquire(_ url: URL) throws -> Held? {
+        let path = lockURL(for: url).standardizedFileURL.path
+        guard heldInProcess.withLock({ $0.insert(path).inserted }) else { return nil }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            _ = heldInProcess.withLock { $0.remove(path) }
+            throw FileStorageError.from(errno: code, operation: "open lock file", url: URL(fileURLWithPath: path))
+        }
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(path: path, fd: fd) }
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            _ = heldInProcess.withLock { $0.remove(path) }
+            if code == EWOULDBLOCK { return nil }
+            throw FileStorageError.from(errno: code, operation: "flock", url: URL(fileURLWithPath: path))
+        }
+    }
+
+    private static func timeoutError(_ url: URL, _ timeout: Duration) -> FileStorageError {
+        .lockTimeout(url, seconds: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+    }
+}
+
+extension Duration {
+    var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+}

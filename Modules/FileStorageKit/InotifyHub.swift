@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's one inotify descriptor and the thread that reads it (Linux only).
+final class InotifyHub: Sendable {
+    #if os(Linux)
+    static let shared: InotifyHub? = InotifyHub()
+    #else
+    static let shared: InotifyHub? = nil
+    #endif
+
+    private struct Watch {
+        var folder: String
+        var files: [String: [ChangeCounter]]
+    }
+
+    private let fd: Int32
+    /// Watch descriptor → the folder and the counters of the files watched in it.
+    private let watches = Mutex<[Int32: Watch]>([:])
+
+    private init?() {
+        #if os(Linux)
+        fd = inotify_init1(Int32(IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "FileStorageKit.inotify"
+        thread.start()
+        #else
+        return nil
+        #endif
+    }
+
+    /// Starts counting changes to `url`; `nil` if its folder cannot be watched (use the fallback).
+    func watch(_ url: URL) -> ChangeCounter? {
+        #if os(Linux)
+        let folder = url.deletingLastPathComponent().path
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_MOVED_FROM)
+        let wd = inotify_add_watch(fd, folder, mask)
+        guard wd >= 0 else { return nil }
+        let counter = ChangeCounter()
+        watches.withLock { table in
+            var watch = table[wd] ?? Watch(folder: folder, files: [:])
+            watch.files[url.lastPathComponent, default: []].append(counter)
+            table[wd] = watch
+        }
+        return counter
+        #else
+        return nil
+        #endif
+    }
+
+    func unwatch(_ url: URL, _ counter: ChangeCounter) {
+        watches.withLock { table in
+            for (wd, var watch) in table {
+                guard var list = watch.files[url.lastPathComponent] else { continue }
+                list.removeAll { $0 === counter }
+                watch.files[url.lastPathComponent] = list.isEmpty ? nil : list
+                // The kernel watch stays: another monitor may add the same folder again soon, and
+                // inotify_add_watch would return the same descriptor.
+                table[wd] = watch
+            }
+        }
+    }
+
+    #if os(Linux)
+    private func readLoop() {
+        let size = 64 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer, size)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            var offset = 0
+            var touched: [(Int32, String?)] = []
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let nameLength = Int(event.len)
+                var name: String?
+                if nameLength > 0 {
+                    let start = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self)
+                    name = String(cString: start)
+                }
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { touched.append((-1, nil)) } else { touched.append((event.wd, name)) }
+                offset += MemoryLayout<inotify_event>.size + nameLength
+            }
+            watches.withLock { table in
+                for (wd, name) in touched {
+                    if wd == -1 {
+                        // Events were lost: every file may have changed.
+                        for watch in table.values { for list in watch.files.values { list.forEach { $0.bump() } } }
+                    } else if let name, let list = table[wd]?.files[name] {
+                        list.forEach { $0.bump() }
+                    }
+                }
+            }
+        }
+    }
+    #endif
+}
