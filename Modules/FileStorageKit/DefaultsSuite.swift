@@ -61,6 +61,11 @@ public final class DefaultsSuite: Sendable {
         state = Mutex(State())
     }
 
+    deinit {
+        // End every observer's stream: nothing will be published any more.
+        state.withLock { s in s.observers.values.forEach { $0.finish() } }
+    }
+
     /// The program's name, which names the standard suite.
     public static var programName: String { ProcessInfo.processInfo.processName }
 
@@ -146,7 +151,8 @@ public final class DefaultsSuite: Sendable {
         // inotify) so observers hear of them without anyone calling a getter.
         let watcher = Task.detached { [weak self] in
             while !Task.isCancelled {
-                self?.refreshIfChanged()
+                // No strong reference survives the pause, so the suite can be released (which ends the stream).
+                guard self?.refreshIfChanged() != nil else { return }
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }
@@ -207,6 +213,8 @@ public final class DefaultsSuite: Sendable {
                 updated.sortKeys()
                 let data = try PlistValue.dictionary(updated).serialized(as: .xml)
                 try DurableFile.write(data, to: url)
+                // Serve what the file holds (XML keeps dates to the second), not what was passed in.
+                if case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
             }
             state.withLock { s in
                 s.lastLoadError = nil

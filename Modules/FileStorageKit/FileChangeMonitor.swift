@@ -36,7 +36,9 @@ public final class FileChangeMonitor: Sendable {
     /// Starts watching `url` (its folder must exist for inotify to be used; otherwise the fallback is).
     public init(url: URL) {
         self.url = url.standardizedFileURL
-        counter = InotifyHub.shared?.watch(self.url)
+        // A write through a same-folder symlink renames onto the link's target, so watch that name.
+        let watched = (try? DurableFile.resolveTarget(self.url)) ?? self.url
+        counter = InotifyHub.shared?.watch(watched)
         if counter == nil {
             fallback.withLock { $0.signature = FileSignature(path: self.url.path) }
         }
@@ -51,8 +53,15 @@ public final class FileChangeMonitor: Sendable {
 
     /// A value that changes whenever the file may have changed. Compare it with the one you saw last.
     public var changeToken: UInt64 {
-        if let counter { return counter.value.load(ordering: .acquiring) }
-        return fallback.withLock { state in
+        guard let counter else { return polledToken() }
+        let events = counter.value.load(ordering: .acquiring)
+        // The kernel drops a watch when its folder is removed; from then on, poll instead.
+        guard counter.lost.load(ordering: .acquiring) else { return events }
+        return events &+ polledToken()
+    }
+
+    private func polledToken() -> UInt64 {
+        fallback.withLock { state in
             let now = ContinuousClock.now
             guard now - state.checkedAt >= Self.fallbackInterval else { return state.token }
             state.checkedAt = now
@@ -92,5 +101,7 @@ struct FileSignature: Equatable {
 
 final class ChangeCounter: Sendable {
     let value = Atomic<UInt64>(0)
+    /// Set when the kernel dropped the folder's watch (the folder was removed or unmounted).
+    let lost = Atomic<Bool>(false)
     func bump() { value.add(1, ordering: .releasing) }
 }

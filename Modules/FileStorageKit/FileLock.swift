@@ -100,14 +100,18 @@ public enum FileLock {
     }
 
     /// One attempt: the in-process claim, then `flock(LOCK_EX | LOCK_NB)` on a fresh descriptor.
+    ///
+    /// The lock belongs to the file a write lands in: for a same-folder symlink, its target, so writers
+    /// through the link and writers to the target exclude each other.
     private static func tryAcquire(_ url: URL) throws -> Held? {
-        let path = lockURL(for: url).standardizedFileURL.path
+        let target = (try? DurableFile.resolveTarget(url)) ?? url
+        let path = lockURL(for: target).standardizedFileURL.path
         guard heldInProcess.withLock({ $0.insert(path).inserted }) else { return nil }
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
             _ = heldInProcess.withLock { $0.remove(path) }
-            throw FileStorageError.from(errno: code, operation: "open lock file", url: URL(fileURLWithPath: path))
+            throw FileStorageError.from(errno: code, operation: "open lock file \(path)", url: url)
         }
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return Held(path: path, fd: fd) }
@@ -116,7 +120,7 @@ public enum FileLock {
             close(fd)
             _ = heldInProcess.withLock { $0.remove(path) }
             if code == EWOULDBLOCK { return nil }
-            throw FileStorageError.from(errno: code, operation: "flock", url: URL(fileURLWithPath: path))
+            throw FileStorageError.from(errno: code, operation: "flock \(path)", url: url)
         }
     }
 

@@ -86,7 +86,13 @@ final class InotifyHub: Sendable {
                     let start = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size).assumingMemoryBound(to: CChar.self)
                     name = String(cString: start)
                 }
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { touched.append((-1, nil)) } else { touched.append((event.wd, name)) }
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    touched.append((-1, nil))
+                } else if event.mask & UInt32(IN_IGNORED) != 0 {
+                    touched.append((-2 - event.wd, nil))
+                } else {
+                    touched.append((event.wd, name))
+                }
                 offset += MemoryLayout<inotify_event>.size + nameLength
             }
             watches.withLock { table in
@@ -94,6 +100,15 @@ final class InotifyHub: Sendable {
                     if wd == -1 {
                         // Events were lost: every file may have changed.
                         for watch in table.values { for list in watch.files.values { list.forEach { $0.bump() } } }
+                    } else if wd <= -2 {
+                        // The watch is gone (its folder was removed): its monitors switch to polling.
+                        let dropped = -2 - wd
+                        if let watch = table[dropped] {
+                            for list in watch.files.values {
+                                list.forEach { $0.lost.store(true, ordering: .releasing); $0.bump() }
+                            }
+                        }
+                        table[dropped] = nil
                     } else if let name, let list = table[wd]?.files[name] {
                         list.forEach { $0.bump() }
                     }

@@ -90,8 +90,9 @@ private struct ObjectTable {
             let n = box.count
             refStart[me] = start
             refs.append(contentsOf: repeatElement(0, count: 2 * n))
-            for (i, key) in box.keys.enumerated() { refs[start + i] = flatten(.string(key)) }
-            for (i, value) in box.values.enumerated() { refs[start + n + i] = flatten(value) }
+            let entries = box.entries
+            for i in 0..<n { refs[start + i] = flatten(.string(entries[i].key)) }
+            for i in 0..<n { refs[start + n + i] = flatten(entries[i].value) }
             return me
         case .null:
             let r = singletonIndex(shared.nullIndex, node, isBool: false)

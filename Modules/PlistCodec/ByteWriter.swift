@@ -2,16 +2,23 @@ import Foundation
 
 /// A growable byte buffer for the writers: one allocation that doubles, handed to `Data` without a copy.
 final class ByteWriter {
-    private var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
+    // Accessed on every byte: the writer is single-threaded, so skip dynamic exclusivity checks.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
 
     init(capacity: Int = 4096) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        guard let p = malloc(self.capacity) else { Self.outOfMemory() }
+        base = p.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
+
+    private static func outOfMemory() -> Never {
+        // Allocation failure is not an input error: nothing sensible can continue.
+        preconditionFailure("ByteWriter: out of memory")
+    }
 
     @inline(__always)
     func ensure(_ extra: Int) {
@@ -21,10 +28,9 @@ final class ByteWriter {
     private func grow(_ needed: Int) {
         var newCapacity = capacity * 2
         while newCapacity < needed { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
+        // realloc can move large buffers by remapping pages instead of copying them.
+        guard let p = realloc(base, newCapacity) else { Self.outOfMemory() }
+        base = p.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
     }
 

@@ -10,8 +10,7 @@ import Foundation
 /// for `key = key;`. Every value is a string, data, array or dictionary: OpenStep has no numbers.
 /// A file that is only whitespace and comments is an empty dictionary, as in Apple's parser.
 ///
-/// Differences from Apple's parser, all in the lenient direction except the last: the `;` after the
-/// last pair of a dictionary may be missing; `+` is allowed in unquoted strings; UTF-16 input with a
+/// Differences from Apple's parser, all in the lenient direction except the last: `+` is allowed in unquoted strings; UTF-16 input with a
 /// byte-order mark is read (and handed to `XMLPlistReader` if it turns out to be XML); `\U` with no
 /// hex digit and an unterminated `/* ...` comment are errors, and input must be UTF-8 (Apple falls
 /// back to other encodings).
@@ -177,8 +176,8 @@ extension OpenStepPlistReader.Parser {
                     frames[frames.count - 1].afterValue = false
                     continue
                 }
-                // The `;` after a dictionary's last pair is tolerated when missing.
-                guard closes else {
+                // As in Apple's parser, every pair ends with `;`, the last one included.
+                guard closes && !top.isDict else {
                     throw top.isDict ? unexpected("';' after the value for key \"\(keys.last ?? "")\"")
                                      : unexpected("',' or ')' in an array")
                 }

@@ -35,16 +35,13 @@ extension Dictionary: EncodableDictionaryMarker where Key: Encodable, Value: Enc
     }
 
     private func keyed(sortedKeys: [(String, Key)], _ encoder: PlistEncoderImpl, _ path: CodingPathNode) throws -> PlistNode {
-        var keys: [String] = []
-        var values: [PlistNode] = []
-        keys.reserveCapacity(sortedKeys.count)
-        values.reserveCapacity(sortedKeys.count)
+        var entries: [(key: String, value: PlistNode)] = []
+        entries.reserveCapacity(sortedKeys.count)
         for (name, key) in sortedKeys {
             // The key was taken from this dictionary, so the lookup cannot miss.
             guard let value = self[key] else { continue }
-            keys.append(name)
-            values.append(try encoder.node(for: value, at: path.appending(PlistCodingKey(stringValue: name))))
+            entries.append((name, try encoder.node(for: value, at: path.appending(PlistCodingKey(stringValue: name)))))
         }
-        return .dictionary(NodeDictionary(uniqueKeys: keys, values: values))
+        return .dictionary(NodeDictionary(uniqueEntries: entries))
     }
 }

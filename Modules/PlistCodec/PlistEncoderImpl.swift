@@ -4,9 +4,12 @@ import Foundation
 /// saves and restores `path` and `slot` instead of allocating a new encoder.
 final class PlistEncoderImpl: Encoder {
     let userInfo: [CodingUserInfoKey: Any]
-    var path: CodingPathNode
+    // Hot and only touched by the encoding thread: skip dynamic exclusivity checks.
+    @exclusivity(unchecked) var path: CodingPathNode
     /// The value or container the current value has produced so far.
-    var slot: PlistNode?
+    @exclusivity(unchecked) var slot: PlistNode?
+    /// How many keys the last keyed containers of a few types held, to size the next one's storage.
+    @exclusivity(unchecked) private var keyedSizes: [(type: ObjectIdentifier, count: Int)] = []
 
     init(userInfo: [CodingUserInfoKey: Any], path: CodingPathNode = .root) {
         self.userInfo = userInfo
@@ -20,10 +23,28 @@ final class PlistEncoderImpl: Encoder {
         if case .dictionary(let existing) = slot {
             box = existing
         } else {
-            box = NodeDictionary()
+            box = NodeDictionary(capacity: sizeHint(for: Key.self))
             slot = .dictionary(box)
         }
         return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(encoder: self, box: box, path: path))
+    }
+
+    /// The key count the last container keyed by `Key` ended with (a small most-recent table).
+    private func sizeHint<Key>(for type: Key.Type) -> Int {
+        let id = ObjectIdentifier(type)
+        for entry in keyedSizes where entry.type == id { return entry.count }
+        return 0
+    }
+
+    /// Remembers how many keys a container keyed by `Key` held.
+    func recordSize<Key>(_ count: Int, for type: Key.Type) {
+        let id = ObjectIdentifier(type)
+        for i in keyedSizes.indices where keyedSizes[i].type == id {
+            keyedSizes[i].count = max(keyedSizes[i].count, count)
+            return
+        }
+        if keyedSizes.count >= 8 { keyedSizes.removeFirst() }
+        keyedSizes.append((id, count))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -41,9 +62,8 @@ final class PlistEncoderImpl: Encoder {
 
     /// Encodes `value` at `path` and returns what it produced (`nil` if it encoded nothing).
     func wrap<T: Encodable>(_ value: T, path newPath: CodingPathNode) throws -> PlistNode? {
-        if T.self == Date.self, let date = value as? Date { return .date(date.timeIntervalSinceReferenceDate) }
-        if T.self == Data.self, let data = value as? Data { return .data(data) }
-        if let dictionary = value as? any EncodableDictionaryMarker {
+        if let special = Self.special(value) { return special }
+        if isDictionary(T.self), let dictionary = value as? any EncodableDictionaryMarker {
             return try dictionary.encodeSorted(into: self, path: newPath)
         }
         let savedPath = path, savedSlot = slot
@@ -58,6 +78,40 @@ final class PlistEncoderImpl: Encoder {
     @inline(__always)
     func node<T: Encodable>(for value: T, at path: CodingPathNode) throws -> PlistNode {
         try wrap(value, path: path) ?? .dictionary(NodeDictionary())
+    }
+
+    /// `Date` and `Data` become their own property-list kinds instead of encoding themselves.
+    @inline(__always)
+    static func special<T: Encodable>(_ value: T) -> PlistNode? {
+        // The type checks make the reinterpretations exact; they avoid a dynamic cast per value.
+        if T.self == Date.self {
+            return .date(withUnsafeBytes(of: value) { $0.load(as: Date.self) }.timeIntervalSinceReferenceDate)
+        }
+        if T.self == Data.self {
+            return .data(withUnsafePointer(to: value) { $0.withMemoryRebound(to: Data.self, capacity: 1) { $0.pointee } })
+        }
+        return nil
+    }
+
+    /// Whether `T` is a `Dictionary` (which the encoder orders itself), remembered per type: a
+    /// conformance check costs far more than this lookup.
+    @exclusivity(unchecked) private var dictionaryTypes: [(type: ObjectIdentifier, isDictionary: Bool)] = []
+
+    private func isDictionary<T>(_ type: T.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        for entry in dictionaryTypes where entry.type == id { return entry.isDictionary }
+        let answer = type is any EncodableDictionaryMarker.Type
+        if dictionaryTypes.count >= 16 { dictionaryTypes.removeFirst() }
+        dictionaryTypes.append((id, answer))
+        return answer
+    }
+
+    /// Like `node(for:at:)`, but builds the child's coding path only when the value needs one
+    /// (dates and data never do), saving an allocation per scalar-like value.
+    @inline(__always)
+    func node<T: Encodable>(for value: T, under parent: CodingPathNode, key: some CodingKey) throws -> PlistNode {
+        if let special = Self.special(value) { return special }
+        return try node(for: value, at: parent.appending(key))
     }
 
     @inline(__always) static func node(_ v: Int) -> PlistNode { .int(Int64(v)) }
@@ -91,7 +145,10 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
 
     var codingPath: [any CodingKey] { path.path }
 
-    @inline(__always) private func set(_ node: PlistNode, _ key: Key) { box.set(node, for: key.stringValue) }
+    @inline(__always) private func set(_ node: PlistNode, _ key: Key) {
+        box.set(node, for: key.stringValue)
+        if box.count > 4 { encoder.recordSize(box.count, for: Key.self) }
+    }
 
     mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
@@ -110,7 +167,7 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.wideInt(Int128(value)), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try encoder.node(for: value, at: path.appending(key)), key)
+        set(try encoder.node(for: value, under: path, key: key), key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
@@ -171,7 +228,7 @@ struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { add(.wideInt(Int128(value))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        add(try encoder.node(for: value, at: path.appending(PlistCodingKey(index: box.items.count))))
+        add(try encoder.node(for: value, under: path, key: PlistCodingKey(index: box.items.count)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

@@ -46,55 +46,56 @@ enum PlistNode {
 
 /// An array under construction.
 final class NodeArray {
-    var items: [PlistNode]
+    @exclusivity(unchecked) var items: [PlistNode]
     init(_ items: [PlistNode] = []) { self.items = items }
 }
 
 /// A dictionary under construction, in insertion order. Setting an existing key replaces its value in
 /// place, as `PropertyListEncoder` does when a key is encoded twice.
 final class NodeDictionary {
-    private(set) var keys: [String]
-    private(set) var values: [PlistNode]
+    /// Keys and values together: one allocation per dictionary instead of two.
+    @exclusivity(unchecked) private(set) var entries: [(key: String, value: PlistNode)]
     /// Built once the dictionary is large enough that a linear duplicate check would cost.
     private var index: [String: Int]?
 
-    init() {
-        keys = []
-        values = []
-        // Most keyed containers hold a handful of keys: one allocation each instead of several regrowths.
-        keys.reserveCapacity(8)
-        values.reserveCapacity(8)
+    init(capacity: Int = 0) {
+        entries = []
+        if capacity > 0 { entries.reserveCapacity(capacity) }
     }
 
     init(uniqueKeys keys: [String], values: [PlistNode]) {
-        self.keys = keys
-        self.values = values
+        entries = Array(zip(keys, values))
     }
 
-    var count: Int { keys.count }
+    init(uniqueEntries: [(key: String, value: PlistNode)]) {
+        entries = uniqueEntries
+    }
+
+    var count: Int { entries.count }
+    var keys: [String] { entries.map(\.key) }
+    var values: [PlistNode] { entries.map(\.value) }
 
     /// Appends without a duplicate check; the caller guarantees `key` is new.
     func appendUnique(_ key: String, _ value: PlistNode) {
-        keys.append(key)
-        values.append(value)
-        if index != nil { index![key] = keys.count - 1 }
+        entries.append((key, value))
+        if index != nil { index![key] = entries.count - 1 }
     }
 
     func position(of key: String) -> Int? {
         if let index { return index[key] }
-        if keys.count < 24 {
-            for i in keys.indices where keys[i] == key { return i }
+        if entries.count < 24 {
+            for i in entries.indices where entries[i].key == key { return i }
             return nil
         }
-        var built = [String: Int](minimumCapacity: keys.count)
-        for (i, k) in keys.enumerated() where built[k] == nil { built[k] = i }
+        var built = [String: Int](minimumCapacity: entries.count)
+        for (i, e) in entries.enumerated() where built[e.key] == nil { built[e.key] = i }
         index = built
         return built[key]
     }
 
     func set(_ value: PlistNode, for key: String) {
-        if let i = position(of: key) { values[i] = value } else { appendUnique(key, value) }
+        if let i = position(of: key) { entries[i].value = value } else { appendUnique(key, value) }
     }
 
-    subscript(key: String) -> PlistNode? { position(of: key).map { values[$0] } }
+    subscript(key: String) -> PlistNode? { position(of: key).map { entries[$0].value } }
 }

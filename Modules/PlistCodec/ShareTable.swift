@@ -11,6 +11,11 @@ struct ShareTable {
     private var mask: Int
     private var used = 0
     private let seed: UInt64
+    /// A direct-mapped cache from a string's raw representation to its object index. Two strings with
+    /// the same raw bits are the same storage (or the same inline small string), so a hit needs no
+    /// hashing or comparison: coding keys and repeated literals hit it every time.
+    private var identityBits = [UInt64](repeating: 0, count: 2 * 128)
+    private var identityIndex = [Int32](repeating: -1, count: 128)
     var trueIndex = -1
     var falseIndex = -1
     var nullIndex = -1
@@ -24,6 +29,20 @@ struct ShareTable {
 
     /// Returns the index of an object equal to `node`, or records `newIndex` for it and returns nil.
     mutating func findOrInsert(_ node: PlistNode, newIndex: Int, objects: [PlistNode]) -> Int? {
+        guard case .string(let string) = node else { return probe(node, newIndex: newIndex, objects: objects) }
+        let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        let slot = Int(truncatingIfNeeded: Self.mix(bits.0 ^ (bits.1 &* 31))) & 127
+        if identityIndex[slot] >= 0, identityBits[2 * slot] == bits.0, identityBits[2 * slot + 1] == bits.1 {
+            return Int(identityIndex[slot])
+        }
+        let found = probe(node, newIndex: newIndex, objects: objects)
+        identityBits[2 * slot] = bits.0
+        identityBits[2 * slot + 1] = bits.1
+        identityIndex[slot] = Int32(found ?? newIndex)
+        return found
+    }
+
+    private mutating func probe(_ node: PlistNode, newIndex: Int, objects: [PlistNode]) -> Int? {
         let h = hash(node)
         var i = Int(truncatingIfNeeded: h) & mask
         while true {

@@ -24,6 +24,36 @@ enum XMLDateFormat {
             + pad(secs / 60 % 60, 2) + ":" + pad(secs % 60, 2) + "Z"
     }
 
+    /// Writes the date's text into `out`; `false` when the date cannot be written (not finite, or before year 0).
+    static func write(secondsSinceReferenceDate t: Double, julianBeforeGregorian: Bool, to out: ByteWriter) -> Bool {
+        guard t.isFinite, abs(t) < 1e14 else { return false }
+        let total = Int64(t.rounded(.down)) + referenceOffset
+        let days = total >= 0 ? total / 86_400 : -((-total + 86_399) / 86_400)
+        let secs = total - days * 86_400
+        let jdn = days + unixEpochJDN
+        let (y, m, d) = (julianBeforeGregorian && jdn < gregorianStartJDN) ? julian(jdn) : gregorian(days)
+        guard y >= 0 else { return false }
+        if y > 9999 { out.appendUTF8(String(y)) } else { digits(y, 4, out) }
+        out.append(UInt8(ascii: "-")); digits(m, 2, out)
+        out.append(UInt8(ascii: "-")); digits(d, 2, out)
+        out.append(UInt8(ascii: "T")); digits(secs / 3600, 2, out)
+        out.append(UInt8(ascii: ":")); digits(secs / 60 % 60, 2, out)
+        out.append(UInt8(ascii: ":")); digits(secs % 60, 2, out)
+        out.append(UInt8(ascii: "Z"))
+        return true
+    }
+
+    private static func digits(_ v: Int64, _ width: Int, _ out: ByteWriter) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = v
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     private static func pad(_ v: Int64, _ width: Int) -> String {
         let s = String(v)
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s

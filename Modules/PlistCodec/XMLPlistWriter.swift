@@ -5,6 +5,12 @@ import Foundation
 /// dictionary keys sorted, only `&`, `<` and `>` escaped.
 struct XMLPlistWriter {
     let mode: PlistWriteMode
+    /// Dictionaries of one Codable type share their key list; their sorted order is computed once.
+    private let keyOrder = KeyOrderCache()
+
+    init(mode: PlistWriteMode) {
+        self.mode = mode
+    }
 
     func write(_ root: PlistNode) throws -> Data {
         let out = ByteWriter(capacity: 4096)
@@ -45,11 +51,9 @@ struct XMLPlistWriter {
             try writeReal(d, to: out)
         case .date(let t):
             out.append("<date>")
-            guard let text = XMLDateFormat.string(secondsSinceReferenceDate: t,
-                                                  julianBeforeGregorian: mode == .foundation) else {
+            guard XMLDateFormat.write(secondsSinceReferenceDate: t, julianBeforeGregorian: mode == .foundation, to: out) else {
                 throw PlistError(.unsupportedValue, "date \(t) seconds since 2001 cannot be written as an XML date")
             }
-            out.appendUTF8(text)
             out.append("</date>\n")
         case .data(let d):
             out.append("<data>\n")
@@ -75,25 +79,16 @@ struct XMLPlistWriter {
         case .dictionary(let box):
             if box.count == 0 { out.append("<dict/>\n"); return }
             out.append("<dict>\n")
-            for i in sortedKeyOrder(box.keys) {
+            let entries = box.entries
+            for i in keyOrder.order(for: entries, mode: mode) {
                 indent(depth + 1, out)
                 out.append("<key>")
-                try writeEscaped(box.keys[i], to: out)
+                try writeEscaped(entries[i].key, to: out)
                 out.append("</key>\n")
-                try writeNode(box.values[i], depth: depth + 1, to: out)
+                try writeNode(entries[i].value, depth: depth + 1, to: out)
             }
             indent(depth, out)
             out.append("</dict>\n")
-        }
-    }
-
-    /// Key order: Swift `String` order for Foundation, UTF-16 code-unit order for CoreFoundation.
-    private func sortedKeyOrder(_ keys: [String]) -> [Int] {
-        switch mode {
-        case .foundation:
-            return keys.indices.sorted { keys[$0] < keys[$1] }
-        case .coreFoundation:
-            return keys.indices.sorted { keys[$0].utf16.lexicographicallyPrecedes(keys[$1].utf16) }
         }
     }
 
@@ -140,6 +135,33 @@ struct XMLPlistWriter {
             }
             out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<buf.count]))
         }
+    }
+}
+
+/// Sorted key order for XML dictionaries, remembering the last key list it sorted.
+final class KeyOrderCache {
+    private var lastKeys: [String] = []
+    private var lastOrder: [Int] = []
+
+    /// Indices of `entries` in key order: Swift `String` order for Foundation, UTF-16 code-unit order
+    /// for CoreFoundation.
+    func order(for entries: [(key: String, value: PlistNode)], mode: PlistWriteMode) -> [Int] {
+        if entries.count == lastKeys.count {
+            var same = true
+            for i in entries.indices where entries[i].key != lastKeys[i] { same = false; break }
+            if same { return lastOrder }
+        }
+        let keys = entries.map(\.key)
+        let order: [Int]
+        switch mode {
+        case .foundation:
+            order = keys.indices.sorted { keys[$0] < keys[$1] }
+        case .coreFoundation:
+            order = keys.indices.sorted { keys[$0].utf16.lexicographicallyPrecedes(keys[$1].utf16) }
+        }
+        lastKeys = keys
+        lastOrder = order
+        return order
     }
 }
 

@@ -58,11 +58,16 @@ private func read(_ text: String) throws -> PlistValue { try readOpenStep(Data(t
         #expect(try read("{ a = 1; b = 2; a = 3; }").dictionaryValue?["a"] == .string("3"))
     }
 
-    /// Leniencies beyond Apple's parser, which rejects these.
-    @Test func tolerancesBeyondApple() throws {
-        #expect(try read("{ a = b; c = d }") == .dictionary(["a": .string("b"), "c": .string("d")]))
-        #expect(try read("a = b; c = d") == .dictionary(["a": .string("b"), "c": .string("d")]))
+    /// A leniency beyond Apple's parser (`+` in unquoted strings), and a strictness that matches it:
+    /// every dictionary pair, the last one included, ends with `;`.
+    @Test func tolerancesAndStrictnessAgainstApple() throws {
         #expect(try read("{ a = b+c; }") == .dictionary(["a": .string("b+c")]))
+        for text in ["{ a = b; c = d }", "a = b; c = d"] {
+            let error = #expect(throws: PlistError.self) { try read(text) }
+            // Mid-text it is malformed; at the end of the input, truncated.
+            #expect(error?.kind == .malformed || error?.kind == .truncated, "\(text)")
+            #expect((try? PropertyListSerialization.propertyList(from: Data(text.utf8), format: nil)) == nil, "Apple rejects \(text) too")
+        }
     }
 
     @Test func emptyAndBlankInput() throws {

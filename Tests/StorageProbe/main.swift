@@ -1,3 +1,97 @@
-// storage-probe: a child process for FileStorageKit's crash, contention and fault tests (being written).
+// storage-probe: a child process for FileStorageKit's crash, contention and fault tests.
+//
+// Each subcommand does one thing to a file or suite the test names, prints one line of result on
+// stdout and exits 0 (`write-loop` never ends: the test kills it). A `FileStorageError` prints
+// `error: <case>` and exits with that case's code (`ProbeExit`), so the test checks both. `ci/test`
+// builds this program before the tests run; the tests find it beside their own executable. It takes
+// its folders only from its arguments, never from the environment.
+//
+//     write-loop FILE [xml|binary]           writes versions 1, 2, ... forever; "ready <n>" after the first
+//     defaults-increment FOLDER SUITE N      N × DefaultsSuite.increment("counter"); prints every value seen
+//     defaults-set FOLDER SUITE KEY VALUE    DefaultsSuite.set(VALUE, forKey: KEY)
+//     storage-increment FILE N               N × PlistFileStorage.update incrementing `Counter.count`
+//     storage-set-key FILE KEY VALUE         PlistFileStorage.update adding KEY: VALUE to a [String: Int]
+//     write-limited FILE BYTES API           RLIMIT_FSIZE = BYTES, SIGXFSZ ignored, then a large write
+//     write-readonly FILE API                one write, expected to be refused
+//
+// `--start-after GATE` before the command prints `waiting` and holds the work until the file GATE
+// exists, so a batch of probes contends for real instead of starting one after another.
+//
+// API is `storage` (PlistFileStorage.write), `durable` (DurableFile.write) or `defaults`
+// (DefaultsSuite.set on the suite named after FILE, in FILE's folder).
 import FileStorageKit
-print("storage-probe")
+import Foundation
+import PlistCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.count >= 2 && arguments[0] == "--start-after" {
+    let gate = arguments[1]
+    arguments.removeFirst(2)
+    waitForGate(gate)
+}
+guard !arguments.isEmpty else { usage("no command") }
+let command = arguments.removeFirst()
+
+do {
+    switch command {
+    case "write-loop":
+        let formatName = arguments.count == 2 ? arguments[1] : "xml"
+        guard (1...2).contains(arguments.count), let format = PlistFormat(rawValue: formatName), format != .openStep else {
+            usage("write-loop FILE [xml|binary]")
+        }
+        try writeLoop(URL(fileURLWithPath: arguments[0]), format: format)
+    case "defaults-increment":
+        guard arguments.count == 3, let n = Int(arguments[2]) else { usage("defaults-increment FOLDER SUITE N") }
+        let suite = DefaultsSuite(suiteName: arguments[1], folder: URL(fileURLWithPath: arguments[0]), lockTimeout: Probe.lockTimeout)
+        var seen: [Int] = []
+        for _ in 0..<n { seen.append(try suite.increment("counter")) }
+        print("values " + seen.map(String.init).joined(separator: " "))
+    case "defaults-set":
+        guard arguments.count == 4, let value = Int(arguments[3]) else { usage("defaults-set FOLDER SUITE KEY VALUE") }
+        let suite = DefaultsSuite(suiteName: arguments[1], folder: URL(fileURLWithPath: arguments[0]), lockTimeout: Probe.lockTimeout)
+        try suite.set(value, forKey: arguments[2])
+        print("ok")
+    case "storage-increment":
+        guard arguments.count == 2, let n = Int(arguments[1]) else { usage("storage-increment FILE N") }
+        let storage = PlistFileStorage(lockTimeout: Probe.lockTimeout)
+        let file = URL(fileURLWithPath: arguments[0])
+        var seen: [Int] = []
+        for _ in 0..<n {
+            seen.append(try storage.update(at: file, default: Counter(count: 0)) { $0.count += 1 }.count)
+        }
+        print("values " + seen.map(String.init).joined(separator: " "))
+    case "storage-set-key":
+        guard arguments.count == 3, let value = Int(arguments[2]) else { usage("storage-set-key FILE KEY VALUE") }
+        let storage = PlistFileStorage(lockTimeout: Probe.lockTimeout)
+        let key = arguments[1]
+        try storage.update(at: URL(fileURLWithPath: arguments[0]), default: [String: Int]()) { $0[key] = value }
+        print("ok")
+    case "write-limited":
+        guard arguments.count == 3, let bytes = UInt64(arguments[1]) else { usage("write-limited FILE BYTES API") }
+        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { usage("setrlimit failed: errno \(errno)") }
+        // Without this the kernel kills the process with SIGXFSZ instead of failing the write with EFBIG.
+        signal(SIGXFSZ, SIG_IGN)
+        let large = Snapshot(version: -1, payloadSize: Int(bytes) * 2 + 64 * 1024)
+        try write(large, to: URL(fileURLWithPath: arguments[0]), api: arguments[2])
+        print("ok")
+    case "write-readonly":
+        guard arguments.count == 2 else { usage("write-readonly FILE API") }
+        try write(Snapshot(version: -2, payloadSize: 1024), to: URL(fileURLWithPath: arguments[0]), api: arguments[1])
+        print("ok")
+    default:
+        usage("unknown command \(command)")
+    }
+    exit(ProbeExit.success.rawValue)
+} catch let error as FileStorageError {
+    print("error: \(error.caseName)")
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(ProbeExit(error).rawValue)
+} catch {
+    print("error: other")
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(ProbeExit.otherError.rawValue)
+}

@@ -1,0 +1,133 @@
+import FileStorageKit
+import Foundation
+import PlistCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The probe's exit codes. `Tests/TestSupport/ChildProcess.swift` (`ProbeExit` there) mirrors them:
+/// the probe cannot link TestSupport, and the tests check the printed case name as well as the code.
+enum ProbeExit: Int32 {
+    case success = 0
+    case usage = 2
+    case notFound = 10, corrupt, decodingFailed, encodingFailed, permissionDenied, diskFull, lockTimeout,
+         symlinkOutsideFolder, io
+    case otherError = 19
+
+    init(_ error: FileStorageError) {
+        switch error {
+        case .notFound: self = .notFound
+        case .corrupt: self = .corrupt
+        case .decodingFailed: self = .decodingFailed
+        case .encodingFailed: self = .encodingFailed
+        case .permissionDenied: self = .permissionDenied
+        case .diskFull: self = .diskFull
+        case .lockTimeout: self = .lockTimeout
+        case .symlinkOutsideFolder: self = .symlinkOutsideFolder
+        case .io: self = .io
+        }
+    }
+}
+
+extension FileStorageError {
+    /// The case's name, as the tests expect it after `error: `.
+    var caseName: String { "\(ProbeExit(self))" }
+}
+
+/// The probe's settings: long lock waits, since 40 probes share 2 noisy cores.
+enum Probe {
+    static let lockTimeout: Duration = .seconds(60)
+    /// The payload size of each `write-loop` version: large enough that a kill often lands mid-write.
+    static let loopPayloadSize = 48 * 1024
+}
+
+/// The value `storage-increment` counts in.
+struct Counter: Codable {
+    var count: Int
+}
+
+/// One self-checking version of a file: its payload is a function of its version number, so a reader
+/// can tell a complete version from a mix of two. The tests compute the same function
+/// (`ProbeSnapshot` in TestSupport).
+struct Snapshot: Codable {
+    var version: Int
+    var payload: Data
+
+    init(version: Int, payloadSize: Int) {
+        self.version = version
+        payload = Snapshot.payload(version: version, size: payloadSize)
+    }
+
+    static func payload(version: Int, size: Int) -> Data {
+        var data = Data(count: size)
+        let seed = UInt64(bitPattern: Int64(version)) &* 0x9E37_79B9_7F4A_7C15
+        data.withUnsafeMutableBytes { raw in
+            // Word by word: cheap even in a debug build, and every word depends on the version and its offset.
+            for offset in stride(from: 0, to: raw.count, by: 8) {
+                let word = (seed ^ UInt64(offset)) &* 0xBF58_476D_1CE4_E5B9
+                if offset + 8 <= raw.count {
+                    raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
+                } else {
+                    for i in offset..<raw.count { raw[i] = UInt8(truncatingIfNeeded: word >> (8 * UInt64(i - offset))) }
+                }
+            }
+        }
+        return data
+    }
+}
+
+/// Prints the usage problem on stderr and exits with `ProbeExit.usage`.
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("storage-probe: \(message)\n".utf8))
+    exit(ProbeExit.usage.rawValue)
+}
+
+/// Prints `waiting`, then waits until `gate` exists (at most 60 s), so a batch of probes starts its
+/// work together, once every one of them is running.
+func waitForGate(_ gate: String) {
+    print("waiting")
+    fflush(nil)   // all streams: `stdout` itself is not concurrency-safe to name
+    let deadline = ContinuousClock.now + .seconds(60)
+    while access(gate, F_OK) != 0 {
+        guard ContinuousClock.now < deadline else { usage("\(gate) did not appear within 60 s") }
+        usleep(1_000)
+    }
+}
+
+/// Writes `value` to `url` through one of the toolkit's write paths.
+func write(_ value: Snapshot, to url: URL, api: String) throws {
+    switch api {
+    case "storage":
+        try PlistFileStorage(lockTimeout: Probe.lockTimeout).write(value, to: url)
+    case "durable":
+        var encoder = PlistEncoder()
+        encoder.outputFormat = .xml
+        try DurableFile.write(try encoder.encode(value), to: url)
+    case "defaults":
+        let suiteName = url.deletingPathExtension().lastPathComponent
+        let suite = DefaultsSuite(suiteName: suiteName, folder: url.deletingLastPathComponent(), lockTimeout: Probe.lockTimeout)
+        try suite.set(value.payload, forKey: "payload")
+    default:
+        usage("unknown API \(api) (storage, durable or defaults)")
+    }
+}
+
+/// Writes versions forever in `format`, each continuing from the version on disk; prints `ready <n>`
+/// once version `n`, the first this process wrote, is in place.
+func writeLoop(_ url: URL, format: PlistFormat) throws -> Never {
+    let storage = PlistFileStorage(format: format, lockTimeout: Probe.lockTimeout)
+    var next = 1
+    do {
+        let current: Snapshot = try storage.data(for: url)
+        next = current.version + 1
+    } catch FileStorageError.notFound {
+        next = 1
+    }
+    try storage.write(Snapshot(version: next, payloadSize: Probe.loopPayloadSize), to: url)
+    print("ready \(next)")
+    fflush(nil)
+    while true {
+        next += 1
+        try storage.write(Snapshot(version: next, payloadSize: Probe.loopPayloadSize), to: url)
+    }
+}

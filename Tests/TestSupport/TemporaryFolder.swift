@@ -1,0 +1,77 @@
+import Foundation
+
+/// A fresh, uniquely named folder under the system's temporary directory, removed when the value is released.
+///
+/// Each test makes its own, so tests running in parallel never share files, and nothing depends on
+/// the working directory or on environment variables changed by a test.
+///
+/// ```swift
+/// let temp = try TemporaryFolder()
+/// let url = temp.url.appendingPathComponent("settings.plist")
+/// ```
+///
+/// Keep the value alive for as long as the test uses the folder (a `let` in the test body does).
+public final class TemporaryFolder: @unchecked Sendable {
+    /// The folder (it exists until this value is released).
+    public let url: URL
+
+    /// Creates an empty folder named `<prefix>-<UUID>` with mode 0700.
+    ///
+    /// - Parameter prefix: Shows in the folder's name, to tell tests' leftovers apart.
+    /// - Throws: The file-system error when the folder cannot be created.
+    public init(prefix: String = "fsk-test") throws {
+        let base = FileManager.default.temporaryDirectory
+        url = base.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    deinit {
+        // Folders a test made read-only would stop the removal; give them back their write bit first.
+        if let walker = FileManager.default.enumerator(atPath: url.path) {
+            for case let relative as String in walker {
+                let path = url.appendingPathComponent(relative).path
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                    _ = try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+                }
+            }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The URL of `name` inside the folder (not created).
+    public func file(_ name: String) -> URL {
+        url.appendingPathComponent(name, isDirectory: false)
+    }
+
+    /// The URL of the sub-folder `relativePath` (not created).
+    public func folder(_ relativePath: String) -> URL {
+        url.appendingPathComponent(relativePath, isDirectory: true)
+    }
+
+    /// The names of the entries in the folder (hidden ones included), sorted.
+    public func entries(in relativePath: String = "") throws -> [String] {
+        let folder = relativePath.isEmpty ? url : url.appendingPathComponent(relativePath, isDirectory: true)
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+}
+
+/// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it held.
+///
+/// For waiting on something another thread, task or process does: never a fixed sleep, and the
+/// deadline bounds the wait when the thing never happens.
+public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(2),
+                      _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+    }
+}
+
+/// The permission bits (`st_mode & 0o7777`) of the file or folder at `url`, or `nil` when it does not exist.
+public func permissionBits(_ url: URL) -> Int? {
+    (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? nil
+}
