@@ -3,6 +3,7 @@
 // Build and run (from the repository root):
 //   swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build
 //   Benchmarks/.build/release/plist-bench
+//   Benchmarks/.build/release/storage-bench
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -17,6 +18,11 @@ let package = Package(
             name: "plist-bench",
             dependencies: [.product(name: "PlistCodec", package: rootPackage)],
             path: "Sources/plist-bench"
+        ),
+        .executableTarget(
+            name: "storage-bench",
+            dependencies: [.product(name: "FileStorageKit", package: rootPackage)],
+            path: "Sources/storage-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -25,7 +25,7 @@ public struct PlistEncoder: @unchecked Sendable {
     ///
     /// - Throws: `EncodingError.invalidValue` for a top-level `Bool`, number, `String`, `Date` or
     ///   `nil` (as `PropertyListEncoder` does), or a value that encodes nothing; `PlistError` when the
-    ///   format cannot hold a value (a NUL character in an XML string).
+    ///   format cannot hold a value (an XML date that is not finite).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
         let node = try encodeToNode(value)
         switch outputFormat {

@@ -114,9 +114,11 @@ struct XMLPlistWriter {
         }
     }
 
+    /// Escapes `&`, `<` and `>`. Like Apple's writers, every other character is written as it is,
+    /// control characters and NUL included (Apple's readers read them back).
     private func writeEscaped(_ s: String, to out: ByteWriter) throws {
         var str = s
-        try str.withUTF8 { buf in
+        str.withUTF8 { buf in
             var runStart = 0
             for i in 0..<buf.count {
                 let b = buf[i]
@@ -125,8 +127,6 @@ struct XMLPlistWriter {
                 case UInt8(ascii: "&"): replacement = "&amp;"
                 case UInt8(ascii: "<"): replacement = "&lt;"
                 case UInt8(ascii: ">"): replacement = "&gt;"
-                case 0:
-                    throw PlistError(.unsupportedValue, "XML property lists cannot hold a NUL character in a string")
                 default: continue
                 }
                 out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<i]))

@@ -212,7 +212,7 @@ public struct RandomValues: Sendable {
                 }
             }
         }
-        if !forXML, rng.chance(0.03) { text += "\u{0}" }
+        if rng.chance(0.03) { text += "\u{0}" }  // XML too: Apple writes and reads a raw NUL
         text = text.precomposedStringWithCanonicalMapping
         Self.remember(text, in: &strings)
         return text
