@@ -138,18 +138,20 @@ struct XMLPlistWriter {
     }
 }
 
-/// Sorted key order for XML dictionaries, remembering the last key list it sorted.
+/// Sorted key order for XML dictionaries, remembering the last few key lists it sorted (dictionaries
+/// of one Codable type share their key list, and nested types alternate).
 final class KeyOrderCache {
-    private var lastKeys: [String] = []
-    private var lastOrder: [Int] = []
+    private var recent: [(keys: [String], order: [Int])] = []
+    private var next = 0
 
     /// Indices of `entries` in key order: Swift `String` order for Foundation, UTF-16 code-unit order
     /// for CoreFoundation.
     func order(for entries: [(key: String, value: PlistNode)], mode: PlistWriteMode) -> [Int] {
-        if entries.count == lastKeys.count {
-            var same = true
-            for i in entries.indices where entries[i].key != lastKeys[i] { same = false; break }
-            if same { return lastOrder }
+        let n = entries.count
+        if n < 2 { return Array(0..<n) }
+        search: for slot in recent where slot.keys.count == n {
+            for i in 0..<n where entries[i].key != slot.keys[i] { continue search }
+            return slot.order
         }
         let keys = entries.map(\.key)
         let order: [Int]
@@ -159,8 +161,12 @@ final class KeyOrderCache {
         case .coreFoundation:
             order = keys.indices.sorted { keys[$0].utf16.lexicographicallyPrecedes(keys[$1].utf16) }
         }
-        lastKeys = keys
-        lastOrder = order
+        if recent.count < 8 {
+            recent.append((keys, order))
+        } else {
+            recent[next] = (keys, order)
+            next = (next + 1) % 8
+        }
         return order
     }
 }
