@@ -2,5 +2,6 @@
 enum TourSteps {
     static let all: [any TourStep] = [
         PlistCodecStep(),
+        FileStorageKitStep(),
     ]
 }

@@ -31,7 +31,9 @@ public final class DefaultsSuite: Sendable {
     /// How long a write waits for another writer's lock.
     public let lockTimeout: Duration
 
-    private let monitor: FileChangeMonitor
+    /// Replaced once, when the first write creates a folder that did not exist (inotify needs it).
+    private let monitorBox: Mutex<FileChangeMonitor>
+    private var monitor: FileChangeMonitor { monitorBox.withLock { $0 } }
     private let state: Mutex<State>
 
     struct State {
@@ -54,10 +56,9 @@ public final class DefaultsSuite: Sendable {
         self.suiteName = suiteName
         url = folder.appendingPathComponent(AppDirectories.safeComponent(suiteName) + ".plist").standardizedFileURL
         self.lockTimeout = lockTimeout
-        // The folder must exist for inotify to watch it; if it cannot be made, the monitor polls instead
-        // and the first write reports why.
-        try? AppDirectories.createFolder(folder)
-        monitor = FileChangeMonitor(url: url)
+        // Opening a suite creates nothing: the folder is made by the first write. Until the folder exists
+        // the monitor polls (inotify needs a folder to watch); the first write upgrades it.
+        monitorBox = Mutex(FileChangeMonitor(url: url))
         state = Mutex(State())
     }
 
@@ -205,6 +206,15 @@ public final class DefaultsSuite: Sendable {
 
     private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
         try AppDirectories.createFolder(url.deletingLastPathComponent())
+        let upgraded = monitorBox.withLock { current -> Bool in
+            guard !current.usesInotify, InotifyHub.shared != nil else { return false }
+            let replacement = FileChangeMonitor(url: url)
+            guard replacement.usesInotify else { return false }
+            current = replacement
+            return true
+        }
+        // A new monitor counts from zero: forget the old token so the next read cannot mistake it.
+        if upgraded { state.withLock { $0.seenToken = .max } }
         return try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) {
             let onDisk = try readFile()
             var updated = onDisk

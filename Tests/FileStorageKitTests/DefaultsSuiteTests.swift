@@ -239,6 +239,22 @@ private final class KeyLog: Sendable {
         #expect(DefaultsSuite.standard.url.lastPathComponent == AppDirectories.safeComponent(ProcessInfo.processInfo.processName) + ".plist")
     }
 
+    /// Opening a suite creates nothing on disk; the first write creates the folder, and from then on
+    /// another instance's changes are seen promptly.
+    @Test func openingCreatesNothingAndTheFirstWriteMakesTheFolder() throws {
+        let temp = try TemporaryFolder()
+        let folder = temp.url.appendingPathComponent("later/prefs", isDirectory: true)
+        let first = DefaultsSuite(suiteName: "lazy", folder: folder)
+        let second = DefaultsSuite(suiteName: "lazy", folder: folder)
+        #expect(first.string(forKey: "k") == nil)
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+        try first.set("one", forKey: "k")
+        #expect(FileManager.default.fileExists(atPath: first.url.path))
+        #expect(waitUntil(timeout: .seconds(5)) { second.string(forKey: "k") == "one" })
+        try second.set("two", forKey: "k")
+        #expect(waitUntil(timeout: .seconds(5)) { first.string(forKey: "k") == "two" })
+    }
+
     @Test func directoriesInitializerUsesThePreferencesFolder() throws {
         let temp = try TemporaryFolder()
         let dirs = AppDirectories(appName: "Example", root: temp.url)
@@ -257,6 +273,7 @@ private final class KeyLog: Sendable {
     @Test func getsDoNotReadTheFileWhileItIsUnchanged() throws {
         let temp = try TemporaryFolder()
         let defaults = suite(temp)
+        try defaults.set("x", forKey: "warm-up")  // the first write creates the folder inotify watches
         let probe = FileChangeMonitor(url: defaults.url)
         try #require(probe.usesInotify, "this check needs inotify: the polling fallback notices in-place changes")
         let before = probe.changeToken

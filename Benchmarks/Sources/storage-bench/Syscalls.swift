@@ -30,19 +30,10 @@ func extraReadSyscalls(during body: () throws -> Void) rethrows -> Int? {
     return (c - b) - (b - a)
 }
 
-/// System calls by name, as `strace -c` summarises them.
+/// System calls by name.
 struct SyscallCounts {
     var calls: [String: Int] = [:]
     var total: Int { calls.values.reduce(0, +) }
-
-    /// `self` minus `baseline`, name by name, dropping names that did not grow.
-    func subtracting(_ baseline: SyscallCounts) -> SyscallCounts {
-        var result = SyscallCounts()
-        for (name, count) in calls where count - (baseline.calls[name] ?? 0) > 0 {
-            result.calls[name] = count - (baseline.calls[name] ?? 0)
-        }
-        return result
-    }
 
     /// `openat 3, read 6`, or `none`.
     var summary: String {
@@ -55,7 +46,7 @@ struct StraceError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// The syscalls `strace` is asked to count: everything that names a file, plus reads and stats.
+/// The syscalls `strace` is asked to trace: everything that names a file, plus reads and stats.
 let tracedSyscalls = "trace=file,read,openat,statx,fstat,newfstatat"
 
 /// The `strace` executable on `PATH`, if any.
@@ -68,48 +59,64 @@ func findStrace() -> URL? {
     return nil
 }
 
-/// Counts the traced system calls of every thread of this process while `body` runs, with `strace -c`
-/// attached to each thread (and `-f`, to follow threads created meanwhile).
+/// Counts the traced system calls every thread of this process makes while `body` runs.
+///
+/// `strace -f -p <this process>` attaches to every thread; `body` runs between two marker calls
+/// (`access` on a path that does not exist), and only the calls logged between them are counted, so
+/// the waiting for strace to attach is not.
 func straceCounts(strace: URL, output: URL, during body: () throws -> Void) throws -> SyscallCounts {
-    let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").sorted()
     let process = Process()
     process.executableURL = strace
-    process.arguments = ["-c", "-f", "-q", "-o", output.path, "-e", tracedSyscalls] + threads.flatMap { ["-p", $0] }
+    process.arguments = ["-f", "-q", "-o", output.path, "-e", tracedSyscalls, "-p", String(getpid())]
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
 
     // Wait, against a deadline, until strace is attached to every thread.
     let deadline = ContinuousClock.now + .seconds(20)
-    while !threads.allSatisfy({ tracerPid(thread: $0) == process.processIdentifier }) {
+    while !allThreadsTraced(by: process.processIdentifier) {
         guard process.isRunning else { throw StraceError(description: "strace exited with status \(process.terminationStatus)") }
         guard ContinuousClock.now < deadline else { throw StraceError(description: "strace did not attach within 20 s") }
         usleep(10_000)
     }
+    let marker = "/storage-bench-marker-\(UUID().uuidString)"
+    _ = access(marker + "-begin", F_OK)
     try body()
+    _ = access(marker + "-end", F_OK)
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
-    return try parseStraceSummary(String(contentsOf: output, encoding: .utf8))
+    return try countBetweenMarkers(String(contentsOf: output, encoding: .utf8), marker: marker)
 }
 
-/// The `TracerPid` of one of this process's threads.
-private func tracerPid(thread: String) -> Int32? {
-    guard let status = try? String(contentsOfFile: "/proc/self/task/\(thread)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("TracerPid:") {
-        return Int32(line.dropFirst("TracerPid:".count).trimmingCharacters(in: .whitespaces))
+/// Whether every thread of this process has `tracer` as its `TracerPid`.
+private func allThreadsTraced(by tracer: Int32) -> Bool {
+    guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
+    return threads.allSatisfy { thread in
+        guard let status = try? String(contentsOfFile: "/proc/self/task/\(thread)/status", encoding: .utf8) else { return false }
+        return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && $0.hasSuffix("\t\(tracer)") }
     }
-    return nil
 }
 
-/// Reads the table `strace -c` writes: `% time  seconds  usecs/call  calls  [errors]  syscall`.
-func parseStraceSummary(_ text: String) throws -> SyscallCounts {
+/// Counts the calls strace logged strictly between the two marker lines, by name.
+///
+/// Lines look like `1234  openat(AT_FDCWD, "/x", O_RDONLY) = 3`; a call another thread interrupted is
+/// split into `read(3, <unfinished ...>` and `<... read resumed>...`, and only the first half is counted.
+func countBetweenMarkers(_ log: String, marker: String) throws -> SyscallCounts {
     var counts = SyscallCounts()
-    var sawHeader = false
-    for line in text.split(separator: "\n") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.last == "syscall" { sawHeader = true; continue }
-        guard sawHeader, fields.count >= 5, let name = fields.last, name != "total", let calls = Int(fields[3]) else { continue }
-        counts.calls[String(name), default: 0] += calls
+    var inside = false
+    var sawEnd = false
+    for line in log.split(separator: "\n") {
+        if line.contains(marker + "-begin") { inside = true; continue }
+        if line.contains(marker + "-end") { sawEnd = true; break }
+        guard inside, !line.contains("resumed>"), !line.contains("+++"), !line.contains("---") else { continue }
+        // Drop the thread id, then take the name before the parenthesis.
+        var call = line[...]
+        if call.hasPrefix("[pid"), let close = call.firstIndex(of: "]") { call = call[call.index(after: close)...] }
+        call = call.drop { $0.isNumber || $0 == " " }
+        guard let paren = call.firstIndex(of: "(") else { continue }
+        let name = call[..<paren].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { continue }
+        counts.calls[name, default: 0] += 1
     }
-    guard sawHeader else { throw StraceError(description: "no summary table in strace's output: \(text.prefix(200))") }
+    guard inside, sawEnd else { throw StraceError(description: "the markers are missing from strace's log") }
     return counts
 }
