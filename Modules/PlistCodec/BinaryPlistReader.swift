@@ -23,32 +23,40 @@ struct BinaryPlistReader {
     private struct State {
         let doc: BinaryPlistDocument
         let maxDepth: Int
-        /// Decoded containers with the height of their subtree, by object index.
-        var cache: [Int: (value: PlistValue, height: Int)] = [:]
-        var inProgress: Set<Int> = []
+        /// Every decoded object by index, so an object referenced many times (a shared key or string)
+        /// is decoded once; sized by the object count, which was checked against the file's length.
+        var cache: [PlistValue?]
+        /// The height of each decoded container's subtree (0 for scalars), for the depth limit.
+        var heights: [Int32]
+        var inProgress: [Bool]
 
         init(doc: BinaryPlistDocument, maxDepth: Int) {
             self.doc = doc
             self.maxDepth = maxDepth
+            cache = [PlistValue?](repeating: nil, count: doc.numObjects)
+            heights = [Int32](repeating: 0, count: doc.numObjects)
+            inProgress = [Bool](repeating: false, count: doc.numObjects)
         }
 
         /// Decodes object `index` at nesting `depth`; returns it with the height of its subtree.
         mutating func value(_ index: Int, depth: Int, site: Int) throws -> (value: PlistValue, height: Int) {
+            if index >= 0, index < cache.count, let hit = cache[index] {
+                let height = Int(heights[index])
+                guard depth + height <= maxDepth else { throw tooDeep(site) }
+                return (hit, height)
+            }
             let offset = try doc.offset(of: index, referencedAt: site)
             let bytes = doc.bytes
             let marker = bytes[offset]
             let high = marker >> 4, low = marker & 0x0F
             switch high {
             case 0xA, 0xD:
-                if let hit = cache[index] {
-                    guard depth + hit.height <= maxDepth else { throw tooDeep(offset) }
-                    return hit
-                }
                 guard depth < maxDepth else { throw tooDeep(offset) }
-                guard inProgress.insert(index).inserted else {
+                guard !inProgress[index] else {
                     throw PlistError(.cycle, "binary plist: object \(index) contains itself", at: .byte(site))
                 }
-                defer { inProgress.remove(index) }
+                inProgress[index] = true
+                defer { inProgress[index] = false }
                 let (count, start) = try doc.count(nibble: low, markerAt: offset)
                 let isDict = high == 0xD
                 let refs = isDict ? 2 * count : count
@@ -88,10 +96,13 @@ struct BinaryPlistReader {
                     result = .array(items)
                 }
                 let entry = (result, max(height, 1))
-                cache[index] = entry
+                cache[index] = result
+                heights[index] = Int32(clamping: entry.1)
                 return entry
             default:
-                return (try BinaryScalar.read(doc, at: offset), 0)
+                let scalar = try BinaryScalar.read(doc, at: offset)
+                cache[index] = scalar
+                return (scalar, 0)
             }
         }
 
