@@ -48,8 +48,32 @@ final class ByteWriter {
         count += bytes.count
     }
 
+    @inline(__always)
     func append(_ string: StaticString) {
-        string.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        let n = string.utf8CodeUnitCount
+        ensure(n)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: string.utf8Start, byteCount: n)
+        count += n
+    }
+
+    /// Appends `value` in decimal, without going through `String`.
+    func appendDecimal(_ value: Int64) {
+        ensure(20)
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let written = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var i = 24
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { i -= 1; buffer[i] = UInt8(ascii: "-") }
+            let n = 24 - i
+            (base + count).update(from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: n)
+            return n
+        }
+        count += written
     }
 
     func append(contentsOf data: Data) {
@@ -77,11 +101,24 @@ final class ByteWriter {
     }
 
     /// Appends `byte` `n` times.
+    @inline(__always)
     func append(repeating byte: UInt8, count n: Int) {
         guard n > 0 else { return }
         ensure(n)
-        (base + count).update(repeating: byte, count: n)
+        if n <= 4 {
+            // Indentation is usually a tab or two: cheaper than a call to memset.
+            for i in 0..<n { base[count + i] = byte }
+        } else {
+            (base + count).update(repeating: byte, count: n)
+        }
         count += n
+    }
+
+    /// Runs `body` with room for `n` more bytes; `body` returns how many it wrote.
+    @inline(__always)
+    func withUnsafeSpace(_ n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        ensure(n)
+        count += body(base + count)
     }
 
     /// The bytes written so far.

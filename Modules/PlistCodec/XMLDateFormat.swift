@@ -44,6 +44,11 @@ enum XMLDateFormat {
     }
 
     private static func digits(_ v: Int64, _ width: Int, _ out: ByteWriter) {
+        if width == 2 {
+            out.append(UInt8(ascii: "0") + UInt8(v / 10 % 10))
+            out.append(UInt8(ascii: "0") + UInt8(v % 10))
+            return
+        }
         var divisor: Int64 = 1
         for _ in 1..<width { divisor *= 10 }
         var rest = v

@@ -39,7 +39,7 @@ struct XMLPlistWriter {
             out.append(b ? "<true/>\n" : "<false/>\n")
         case .int(let v):
             out.append("<integer>")
-            out.appendUTF8(String(v))
+            out.appendDecimal(v)
             out.append("</integer>\n")
         case .wideInt(let v):
             out.append("<integer>")
@@ -122,6 +122,8 @@ struct XMLPlistWriter {
             var runStart = 0
             for i in 0..<buf.count {
                 let b = buf[i]
+                // One comparison rules out every byte but the three that need escaping.
+                if b > UInt8(ascii: ">") || (b != UInt8(ascii: "&") && b < UInt8(ascii: "<")) { continue }
                 let replacement: StaticString
                 switch b {
                 case UInt8(ascii: "&"): replacement = "&amp;"
@@ -179,33 +181,41 @@ enum Base64Lines {
     static func write(_ data: Data, indent k: Int, to out: ByteWriter) {
         let lineChars = 76 - 8 * k
         let bytesPerLine = lineChars / 4 * 3
-        data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var pos = 0
-            while pos < bytes.count {
-                let end = min(pos + bytesPerLine, bytes.count)
-                out.append(repeating: 0x09, count: k)
-                out.ensure((end - pos + 2) / 3 * 4 + 1)
-                var i = pos
-                while i + 3 <= end {
-                    let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                    out.append(alphabet[Int(n >> 18)])
-                    out.append(alphabet[Int(n >> 12 & 0x3F)])
-                    out.append(alphabet[Int(n >> 6 & 0x3F)])
-                    out.append(alphabet[Int(n & 0x3F)])
-                    i += 3
+        alphabet.withUnsafeBufferPointer { table in
+            data.withUnsafeBytes { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                var pos = 0
+                while pos < bytes.count {
+                    let end = min(pos + bytesPerLine, bytes.count)
+                    out.append(repeating: 0x09, count: k)
+                    out.withUnsafeSpace((end - pos + 2) / 3 * 4 + 1) { p in
+                        var o = 0
+                        var i = pos
+                        while i + 3 <= end {
+                            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                            p[o] = table[Int(n >> 18)]
+                            p[o + 1] = table[Int(n >> 12 & 0x3F)]
+                            p[o + 2] = table[Int(n >> 6 & 0x3F)]
+                            p[o + 3] = table[Int(n & 0x3F)]
+                            o += 4
+                            i += 3
+                        }
+                        if end - i == 1 {
+                            let n = UInt32(bytes[i]) << 16
+                            p[o] = table[Int(n >> 18)]; p[o + 1] = table[Int(n >> 12 & 0x3F)]
+                            p[o + 2] = UInt8(ascii: "="); p[o + 3] = UInt8(ascii: "=")
+                            o += 4
+                        } else if end - i == 2 {
+                            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                            p[o] = table[Int(n >> 18)]; p[o + 1] = table[Int(n >> 12 & 0x3F)]
+                            p[o + 2] = table[Int(n >> 6 & 0x3F)]; p[o + 3] = UInt8(ascii: "=")
+                            o += 4
+                        }
+                        p[o] = 0x0A
+                        return o + 1
+                    }
+                    pos = end
                 }
-                if end - i == 1 {
-                    let n = UInt32(bytes[i]) << 16
-                    out.append(alphabet[Int(n >> 18)]); out.append(alphabet[Int(n >> 12 & 0x3F)])
-                    out.append(UInt8(ascii: "=")); out.append(UInt8(ascii: "="))
-                } else if end - i == 2 {
-                    let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-                    out.append(alphabet[Int(n >> 18)]); out.append(alphabet[Int(n >> 12 & 0x3F)])
-                    out.append(alphabet[Int(n >> 6 & 0x3F)]); out.append(UInt8(ascii: "="))
-                }
-                out.append(0x0A)
-                pos = end
             }
         }
     }
