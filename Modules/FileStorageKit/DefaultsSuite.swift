@@ -205,6 +205,20 @@ public final class DefaultsSuite: Sendable {
     }
 
     private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
+        try prepareForWrite()
+        return try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { try mutateLocked(change) }
+    }
+
+    /// The same, waiting for the lock with `Task.sleep`: never holds a cooperative-pool thread.
+    func mutate<R>(_ change: (inout PlistDictionary) throws -> R) async throws -> R {
+        try prepareForWrite()
+        return try await FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { () async throws -> R in
+            try mutateLocked(change)
+        }
+    }
+
+    /// Creates the folder on the first write, and switches the monitor to inotify once it can watch it.
+    private func prepareForWrite() throws {
         try AppDirectories.createFolder(url.deletingLastPathComponent())
         let upgraded = monitorBox.withLock { current -> Bool in
             guard !current.usesInotify, InotifyHub.shared != nil else { return false }
@@ -215,23 +229,25 @@ public final class DefaultsSuite: Sendable {
         }
         // A new monitor counts from zero: forget the old token so the next read cannot mistake it.
         if upgraded { state.withLock { $0.seenToken = .max } }
-        return try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) {
-            let onDisk = try readFile()
-            var updated = onDisk
-            let result = try change(&updated)
-            if updated != onDisk {
-                updated.sortKeys()
-                let data = try PlistValue.dictionary(updated).serialized(as: .xml)
-                try DurableFile.write(data, to: url)
-                // Serve what the file holds (XML keeps dates to the second), not what was passed in.
-                if case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
-            }
-            state.withLock { s in
-                s.lastLoadError = nil
-                publish(old: s.stored, new: updated, &s)
-            }
-            return result
+    }
+
+    /// Read the newest file, apply `change`, write if anything changed; the caller holds the lock.
+    private func mutateLocked<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
+        let onDisk = try readFile()
+        var updated = onDisk
+        let result = try change(&updated)
+        if updated != onDisk {
+            updated.sortKeys()
+            let data = try PlistValue.dictionary(updated).serialized(as: .xml)
+            try DurableFile.write(data, to: url)
+            // Serve what the file holds (XML keeps dates to the second), not what was passed in.
+            if case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
         }
+        state.withLock { s in
+            s.lastLoadError = nil
+            publish(old: s.stored, new: updated, &s)
+        }
+        return result
     }
 
     private func publish(old: PlistDictionary, new: PlistDictionary, _ s: inout State) {

@@ -62,6 +62,44 @@ public struct PlistFileStorage: FileStorage {
         }
     }
 
+    // MARK: Async writers
+
+    /// `write(_:to:)` for async code: waits for the lock with `Task.sleep`, never holding a pool thread.
+    public func write<T: Encodable>(_ data: T, to fileURL: URL) async throws {
+        let bytes = try Self.encode(data, with: encoder, url: fileURL)
+        try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
+        try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws in
+            try DurableFile.write(bytes, to: fileURL)
+        }
+    }
+
+    /// `deleteFile(at:)` for async code.
+    public func deleteFile(at fileURL: URL) async throws {
+        guard FileManager.default.fileExists(atPath: fileURL.deletingLastPathComponent().path) else { return }
+        try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws in
+            try DurableFile.remove(fileURL)
+        }
+    }
+
+    /// `update(at:default:_:)` for async code: the same locked read-modify-write, waiting without
+    /// holding a pool thread.
+    @discardableResult
+    public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
+                                   _ body: (inout T) throws -> Void) async throws -> T {
+        try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
+        return try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws -> T in
+            var value: T
+            if let bytes = try DurableFile.readIfPresent(fileURL) {
+                value = try Self.decode(T.self, from: bytes, url: fileURL)
+            } else {
+                value = initial()
+            }
+            try body(&value)
+            try DurableFile.write(try Self.encode(value, with: encoder, url: fileURL), to: fileURL)
+            return value
+        }
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, from bytes: Data, url: URL) throws -> T {
         do {
             return try PlistDecoder().decode(type, from: bytes)

@@ -194,8 +194,8 @@ private final class KeyLog: Sendable {
             for await key in stream { log.append(key) }
         }
         defer { reader.cancel() }
-        try observed.set(1, forKey: "mine")
-        try other.set(2, forKey: "theirs")
+        try await observed.set(1, forKey: "mine")
+        try await other.set(2, forKey: "theirs")
         let deadline = ContinuousClock.now + .seconds(10)
         while !(log.all.contains("mine") && log.all.contains("theirs")) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -203,8 +203,8 @@ private final class KeyLog: Sendable {
         #expect(log.all.contains("mine"))
         #expect(log.all.contains("theirs"))
         // Setting the same value again changes nothing on disk and is not reported; a later key is.
-        try observed.set(1, forKey: "mine")
-        try observed.set(3, forKey: "marker")
+        try await observed.set(1, forKey: "mine")
+        try await observed.set(3, forKey: "marker")
         let markerDeadline = ContinuousClock.now + .seconds(10)
         while !log.all.contains("marker") && ContinuousClock.now < markerDeadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -334,5 +334,31 @@ private final class KeyLog: Sendable {
             #expect(url == defaults.url)
         }
         #expect(try DurableFile.read(defaults.url) == garbage)
+    }
+}
+
+/// The async writers (chosen by the compiler in async code) wait for the lock with `Task.sleep`;
+/// many more contending tasks than pool threads must all finish with an exact count.
+@Suite struct AsyncWriterTests {
+    @Test func manyTasksIncrementThroughTheAsyncWriters() async throws {
+        let temp = try TemporaryFolder()
+        let suite = DefaultsSuite(suiteName: "async", folder: temp.url)
+        let storage = PlistFileStorage()
+        let file = temp.file("counter.plist")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<24 {
+                group.addTask {
+                    for _ in 0..<10 {
+                        try await suite.increment("n")
+                        try await storage.update(at: file, default: [String: Int]()) { $0["n", default: 0] += 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(suite.integer(forKey: "n") == 240)
+        #expect(DefaultsSuite(suiteName: "async", folder: temp.url).integer(forKey: "n") == 240)
+        let counts: [String: Int] = try storage.data(for: file)
+        #expect(counts["n"] == 240)
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import PlistCodec
+
+/// Writers for async code. They wait for the lock with `Task.sleep`, so a task waiting for another
+/// writer never holds one of the cooperative pool's threads (the synchronous writers sleep on the
+/// calling thread). In an async context the compiler picks these and asks for `await`.
+extension DefaultsSuite {
+    /// Stores `value` for `key` (or removes the key when `nil`), durably, merging into the newest file.
+    public func set(_ value: PlistValue?, forKey key: String) async throws {
+        try await mutate { $0[key] = value }
+    }
+
+    /// Removes the stored value for `key`.
+    public func removeObject(forKey key: String) async throws {
+        try await set(nil, forKey: key)
+    }
+
+    /// Atomically reads, changes and writes the value for `key` under the exclusive lock.
+    @discardableResult
+    public func update<R>(forKey key: String, _ body: (inout PlistValue?) throws -> R) async throws -> R {
+        try await mutate { dict in
+            var value = dict[key]
+            let result = try body(&value)
+            dict[key] = value
+            return result
+        }
+    }
+
+    /// Changes many keys in one locked read-merge-write.
+    @discardableResult
+    public func updateAll<R>(_ body: (inout PlistDictionary) throws -> R) async throws -> R {
+        try await mutate(body)
+    }
+
+    /// Atomically adds `amount` to the integer for `key` (missing counts as 0) and returns the new value.
+    @discardableResult
+    public func increment(_ key: String, by amount: Int = 1) async throws -> Int {
+        try await update(forKey: key) { value in
+            let next = (value?.intValue ?? 0) + amount
+            value = .int(next)
+            return next
+        }
+    }
+
+    /// Stores a Codable value for `key`, encoded as property-list values.
+    public func set<T: Encodable>(encoding value: T, forKey key: String) async throws {
+        let encoded: PlistValue
+        do {
+            encoded = try PlistEncoder().encodeToValue(value)
+        } catch {
+            throw FileStorageError.encodingFailed(url, "key \(key): \(error)")
+        }
+        try await set(encoded, forKey: key)
+    }
+
+    /// Stores a Boolean.
+    public func set(_ value: Bool, forKey key: String) async throws { try await set(.bool(value), forKey: key) }
+    /// Stores an integer.
+    public func set(_ value: Int, forKey key: String) async throws { try await set(.int(value), forKey: key) }
+    /// Stores a real.
+    public func set(_ value: Double, forKey key: String) async throws { try await set(.real(value), forKey: key) }
+    /// Stores a string.
+    public func set(_ value: String, forKey key: String) async throws { try await set(.string(value), forKey: key) }
+    /// Stores data.
+    public func set(_ value: Data, forKey key: String) async throws { try await set(.data(value), forKey: key) }
+    /// Stores a date.
+    public func set(_ value: Date, forKey key: String) async throws { try await set(.date(value), forKey: key) }
+    /// Stores an array of strings.
+    public func set(_ value: [String], forKey key: String) async throws {
+        try await set(.array(value.map(PlistValue.string)), forKey: key)
+    }
+}
