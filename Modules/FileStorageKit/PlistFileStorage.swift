@@ -50,16 +50,22 @@ public struct PlistFileStorage: FileStorage {
                                    _ body: (inout T) throws -> Void) throws -> T {
         try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
         return try FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) {
-            var value: T
-            if let bytes = try DurableFile.readIfPresent(fileURL) {
-                value = try Self.decode(T.self, from: bytes, url: fileURL)
-            } else {
-                value = initial()
-            }
-            try body(&value)
-            try DurableFile.write(try Self.encode(value, with: encoder, url: fileURL), to: fileURL)
-            return value
+            try updateLocked(at: fileURL, default: initial(), body)
         }
+    }
+
+    /// The read-modify-write of `update`; the caller holds the lock.
+    private func updateLocked<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
+                                          _ body: (inout T) throws -> Void) throws -> T {
+        var value: T
+        if let bytes = try DurableFile.readIfPresent(fileURL) {
+            value = try Self.decode(T.self, from: bytes, url: fileURL)
+        } else {
+            value = initial()
+        }
+        try body(&value)
+        try DurableFile.write(try Self.encode(value, with: encoder, url: fileURL), to: fileURL)
+        return value
     }
 
     // MARK: Async writers
@@ -88,15 +94,7 @@ public struct PlistFileStorage: FileStorage {
                                    _ body: (inout T) throws -> Void) async throws -> T {
         try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
         return try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws -> T in
-            var value: T
-            if let bytes = try DurableFile.readIfPresent(fileURL) {
-                value = try Self.decode(T.self, from: bytes, url: fileURL)
-            } else {
-                value = initial()
-            }
-            try body(&value)
-            try DurableFile.write(try Self.encode(value, with: encoder, url: fileURL), to: fileURL)
-            return value
+            try updateLocked(at: fileURL, default: initial(), body)
         }
     }
 

@@ -12,18 +12,6 @@ enum XMLDateFormat {
     /// Julian day number of 1582-10-15, the first Gregorian day.
     static let gregorianStartJDN: Int64 = 2_299_161
 
-    static func string(secondsSinceReferenceDate t: Double, julianBeforeGregorian: Bool) -> String? {
-        guard t.isFinite, abs(t) < 1e14 else { return nil }
-        let total = Int64(t.rounded(.down)) + referenceOffset
-        let days = total >= 0 ? total / 86_400 : -((-total + 86_399) / 86_400)
-        let secs = total - days * 86_400
-        let jdn = days + unixEpochJDN
-        let (y, m, d) = (julianBeforeGregorian && jdn < gregorianStartJDN) ? julian(jdn) : gregorian(days)
-        guard y >= 0 else { return nil }
-        return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(secs / 3600, 2) + ":"
-            + pad(secs / 60 % 60, 2) + ":" + pad(secs % 60, 2) + "Z"
-    }
-
     /// Writes the date's text into `out`; `false` when the date cannot be written (not finite, or before year 0).
     static func write(secondsSinceReferenceDate t: Double, julianBeforeGregorian: Bool, to out: ByteWriter) -> Bool {
         guard t.isFinite, abs(t) < 1e14 else { return false }
@@ -57,11 +45,6 @@ enum XMLDateFormat {
             rest %= divisor
             divisor /= 10
         }
-    }
-
-    private static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     /// Civil date from days since 1970-01-01 in the proleptic Gregorian calendar.
