@@ -32,7 +32,8 @@ let package = Package(
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
         // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).
-        .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec"], path: "Tests/StorageProbe"),
+        .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"],
+                         path: "Tests/StorageProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,19 +1,13 @@
 import FileStorageKit
 import Foundation
 import PlistCodec
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The probe's exit codes. `Tests/TestSupport/ChildProcess.swift` (`ProbeExit` there) mirrors them:
-/// the probe cannot link TestSupport, and the tests check the printed case name as well as the code.
-enum ProbeExit: Int32 {
-    case success = 0
-    case usage = 2
-    case notFound = 10, corrupt, decodingFailed, encodingFailed, permissionDenied, diskFull, lockTimeout,
-         symlinkOutsideFolder, io
-    case otherError = 19
-
+extension ProbeExit {
+    /// The exit code for a `FileStorageError` (`ProbeExit` lives in TestSupport, shared with the tests).
     init(_ error: FileStorageError) {
         switch error {
         case .notFound: self = .notFound
@@ -38,7 +32,7 @@ extension FileStorageError {
 enum Probe {
     static let lockTimeout: Duration = .seconds(60)
     /// The payload size of each `write-loop` version: large enough that a kill often lands mid-write.
-    static let loopPayloadSize = 48 * 1024
+    static let loopPayloadSize = ProbeSnapshot.loopPayloadSize
 }
 
 /// The value `storage-increment` counts in.
@@ -47,8 +41,7 @@ struct Counter: Codable {
 }
 
 /// One self-checking version of a file: its payload is a function of its version number, so a reader
-/// can tell a complete version from a mix of two. The tests compute the same function
-/// (`ProbeSnapshot` in TestSupport).
+/// can tell a complete version from a mix of two (`ProbeSnapshot` in TestSupport, shared with the tests).
 struct Snapshot: Codable {
     var version: Int
     var payload: Data
@@ -59,20 +52,7 @@ struct Snapshot: Codable {
     }
 
     static func payload(version: Int, size: Int) -> Data {
-        var data = Data(count: size)
-        let seed = UInt64(bitPattern: Int64(version)) &* 0x9E37_79B9_7F4A_7C15
-        data.withUnsafeMutableBytes { raw in
-            // Word by word: cheap even in a debug build, and every word depends on the version and its offset.
-            for offset in stride(from: 0, to: raw.count, by: 8) {
-                let word = (seed ^ UInt64(offset)) &* 0xBF58_476D_1CE4_E5B9
-                if offset + 8 <= raw.count {
-                    raw.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt64.self)
-                } else {
-                    for i in offset..<raw.count { raw[i] = UInt8(truncatingIfNeeded: word >> (8 * UInt64(i - offset))) }
-                }
-            }
-        }
-        return data
+        ProbeSnapshot.payload(version: version, size: size)
     }
 }
 

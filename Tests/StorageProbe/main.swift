@@ -20,6 +20,7 @@
 // API is `storage` (PlistFileStorage.write), `durable` (DurableFile.write) or `defaults`
 // (DefaultsSuite.set on the suite named after FILE, in FILE's folder).
 import FileStorageKit
+import TestSupport
 import Foundation
 import PlistCodec
 #if canImport(Glibc)

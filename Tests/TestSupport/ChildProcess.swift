@@ -273,8 +273,7 @@ extension ChildProcess {
     }()
 }
 
-/// The exit codes of `storage-probe`, mirrored from `Tests/StorageProbe/ProbeSupport.swift` (the probe
-/// cannot link TestSupport). A probe that fails with a `FileStorageError` prints `error: <case>` too.
+/// The exit codes of `storage-probe` (which links this module). A probe that fails with a `FileStorageError` prints `error: <case>` too.
 public enum ProbeExit: Int32, Sendable {
     case success = 0
     case usage = 2
@@ -286,7 +285,7 @@ public enum ProbeExit: Int32, Sendable {
     public var termination: ChildTermination { .exited(rawValue) }
 }
 
-/// The self-checking versions `storage-probe write-loop` writes, mirrored from the probe's `Snapshot`:
+/// The self-checking versions `storage-probe write-loop` writes (the probe links this too):
 /// the payload of version `n` is a function of `n`, so a mix of two versions never checks out.
 public enum ProbeSnapshot {
     /// The payload size of each `write-loop` version.
