@@ -4,6 +4,7 @@
 //   swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build
 //   Benchmarks/.build/release/plist-bench
 //   Benchmarks/.build/release/storage-bench
+//   Benchmarks/.build/release/model-bench
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -23,6 +24,11 @@ let package = Package(
             name: "storage-bench",
             dependencies: [.product(name: "FileStorageKit", package: rootPackage)],
             path: "Sources/storage-bench"
+        ),
+        .executableTarget(
+            name: "model-bench",
+            dependencies: [.product(name: "ModelPersistence", package: rootPackage)],
+            path: "Sources/model-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

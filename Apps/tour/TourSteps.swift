@@ -3,5 +3,6 @@ enum TourSteps {
     static let all: [any TourStep] = [
         PlistCodecStep(),
         FileStorageKitStep(),
+        ModelPersistenceStep(),
     ]
 }

@@ -1,0 +1,2 @@
+// profile: keeps a user profile in a @PersistedModel class. See README.md.
+ProfileCommand.main()

@@ -1,0 +1,90 @@
+import Foundation
+import ModelPersistence
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// model-bench: a @PersistedModel class against an @Observable class, DocumentData's decode-per-read
+// and Data.write(.atomic), in one process, each model in its own subfolder of a fresh temporary folder;
+// then a count of the writes a batch of sets costs. See Benchmarks/README.md for how to read the output.
+
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .success(let parsed): options = parsed
+case .failure(let error):
+    print(error.message)
+    exit(error.message == Options.usage ? 0 : 2)
+}
+
+#if DEBUG
+print("warning: this is a debug build; timings are meaningless. Build with -c release.")
+#endif
+
+PersistenceErrors.handler = { error in print("persistence error: \(error)") }
+let root = (options.folder ?? FileManager.default.temporaryDirectory)
+    .appendingPathComponent("model-bench-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
+let subjects: Subjects
+do {
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    subjects = try Subjects(root: root)
+} catch {
+    print("model-bench: cannot set up \(root.path): \(error)")
+    try? FileManager.default.removeItem(at: root)
+    exit(1)
+}
+
+print("model-bench: median of \(options.runs) runs after \(options.warmups) warm-up(s); per run \(options.gets) gets "
+    + "(\(options.decodes) decode-per-read gets), \(options.sets) sets, 1 batch of \(options.batch) sets")
+print("folder: \(root.path) (\(fileSystemName(root)))")
+
+let counter = Counter()
+FileHandle.standardError.write(Data("measuring:\n".utf8))
+let results = run(makeCases(subjects, options: options, counter: counter), warmups: options.warmups, runs: options.runs)
+print("\nResults (median time per operation; peer / ours above 1 means ours is faster):")
+print(formatTable(results))
+
+var failures = results.filter { r in
+    if case .failure = r.peer { return true }
+    if case .failure = r.ours { return true }
+    return false
+}.count
+
+// What the set rows wrote must be what a fresh instance reads.
+let fresh = PersistenceLocation.$folder.withValue(root.appendingPathComponent("set", isDirectory: true)) {
+    BenchProfile().count
+}
+if fresh != subjects.setModel.count {
+    print("check FAILED: a fresh instance reads count \(fresh), the writer \(subjects.setModel.count)")
+    failures += 1
+}
+
+failures += proveBatchWritesOnce(subjects.batchModel, options: options, counter: counter)
+
+let goals = results.compactMap { r in r.goalMet.map { (r, $0) } }
+print("\nGoals:")
+for (result, met) in goals {
+    print("  get \(result.benchCase.goal?.label ?? "") of \(result.benchCase.peerName): "
+        + "\(met ? "MET" : "NOT MET") (\(String(format: "%.2fx", result.ratio ?? .nan)))")
+}
+
+print("""
+
+    Notes:
+      - a get of ours = the generated getter: a call into ModelPersistence (ready flag, one atomic load of
+        the change monitor's token), the observation registrar's access, the stored value. The file is
+        read again only after another writer changed it.
+      - decode the file per read = DocumentData's getter: Data(contentsOf:) and PropertyListDecoder
+        decoding the whole struct, for one property, on the same file.
+      - set of ours = lock (flock on a sidecar), re-read the file, merge the one property, write a
+        temporary file, fsync, rename, fsync the folder. Data.write(.atomic) of bytes encoded once:
+        temporary file, rename; no lock, no merge, no folder fsync. DocumentData set = read and decode
+        the file, change the property, encode, write .atomic (no lock: two processes lose updates).
+    """)
+do {
+    try FileManager.default.removeItem(at: root)
+    print("  - removed \(root.path) and everything in it.")
+} catch {
+    print("  - could not remove \(root.path): \(error)")
+    failures += 1
+}
+exit(failures == 0 ? 0 : 1)

@@ -1,0 +1,90 @@
+import Foundation
+import FileStorageKit
+
+extension PersistedModel {
+    // MARK: The file
+
+    /// The model's file in the folder in effect where this is called (see `PersistenceLocation`):
+    /// `<folder>/<document name>.storage.plist`.
+    public static var url: URL { PersistenceLocation.url(forDocument: _$persistedDocumentName) }
+
+    /// Whether the model's file exists (in the folder in effect where this is called).
+    public static var isPersisted: Bool { FileManager.default.fileExists(atPath: url.path) }
+
+    /// Removes the model's file, durably, under the lock. A missing file is not an error.
+    ///
+    /// Instances already in use keep their values; the next set of one of them writes a fresh file
+    /// from all of its values. The lock's sidecar file (`.<name>.lock`) stays, as locks need it to.
+    ///
+    /// - Throws: `PersistenceError` (operation `.delete`) when the file could not be removed.
+    public static func delete() throws(PersistenceError) {
+        let url = self.url
+        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+        do {
+            try ReentrantFileLock.withLock(for: url) { try DurableFile.remove(url) }
+        } catch {
+            let cause: PersistenceError.Cause = (error as? FileStorageError).map { .file($0) }
+                ?? .unencodableValue(key: nil, message: "\(error)")
+            throw PersistenceError(documentName: _$persistedDocumentName, url: url, operation: .delete, cause: cause)
+        }
+    }
+
+    // MARK: Changing the instance
+
+    /// Reads the newest file, runs `body`, and writes what it set, all under the exclusive lock, so no
+    /// other thread, instance or process writes in between: atomic across processes.
+    ///
+    /// ```swift
+    /// try counter.update { $0.count += 1 }      // never loses an increment
+    /// counter.count += 1                        // a get, then a set: NOT atomic across processes
+    /// ```
+    ///
+    /// A plain `count += 1` reads the value in memory and writes the sum; another process can write
+    /// between the two, and one of the increments is lost. `update` makes the read, the change and the
+    /// write one step. Keep `body` short: every other writer of the file waits for it.
+    ///
+    /// - Throws: What `body` throws (the properties it set before throwing are still written), or a
+    ///   `PersistenceError` when the lock was not acquired (30 s) or the file could not be read or written.
+    @discardableResult
+    public func update<R>(_ body: (Self) throws -> R) throws -> R {
+        try _$persistence.update(self, body)
+    }
+
+    /// The same as `update(_:)`, for async code: while it waits for another writer's lock it pauses with
+    /// `Task.sleep` instead of blocking its thread (Swift's cooperative pool has only as many threads as
+    /// cores). In async code the compiler picks this form and asks for `await`.
+    @discardableResult
+    public func update<R>(isolation: isolated (any Actor)? = #isolation,
+                          _ body: (Self) throws -> R) async throws -> R {
+        try await _$persistence.update(self, isolation: isolation, body)
+    }
+
+    /// Runs `body` and writes every property it set in one write at the end (nested batches write
+    /// when the outermost ends).
+    ///
+    /// ```swift
+    /// model.withBatch { model in
+    ///     for item in items { model.total += item.price }   // 10,000 sets, one write
+    /// }
+    /// ```
+    ///
+    /// Sets made by other threads on this instance while the batch is open join it. A batch is not a
+    /// lock: another process can write between the batch's reads and its write (use `update` for
+    /// that). A failed final write is reported through `PersistenceErrors`, like a failed set.
+    public func withBatch<R>(_ body: (Self) throws -> R) rethrows -> R {
+        _$persistence.willRead(self)
+        _$persistence.beginDeferring()
+        defer { _$persistence.endDeferring(self) }
+        return try body(self)
+    }
+
+    /// Writes now what is set and not written yet: inside a batch, or after a set whose write failed.
+    ///
+    /// - Throws: `PersistenceError` when the write failed (the values stay pending).
+    public func flush() throws(PersistenceError) {
+        try _$persistence.flush(self)
+    }
+
+    /// The last error reported for this instance (also sent to `PersistenceErrors`), if any.
+    public var persistenceError: PersistenceError? { _$persistence.lastError }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import FileStorageKit
+import PlistCodec
+import Synchronization
+
+/// A failure reading or writing a persisted model's file: which document, which file, what was being
+/// done, and why.
+///
+/// Getters and setters cannot throw, so these are not thrown from them: they are reported through
+/// `PersistenceErrors` (a stream and a handler) and kept in the model's `persistenceError`. The
+/// model always keeps its in-memory values; nothing crashes.
+public struct PersistenceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public enum Operation: String, Sendable {
+        /// Reading the file (first use, or a reload after another writer changed it).
+        case load
+        /// Writing a change (a set, a batch's end, `update`, `flush`).
+        case save
+        /// Removing the file (`delete()`).
+        case delete
+    }
+
+    /// Why it failed.
+    public enum Cause: Equatable, Sendable {
+        /// The file was not a valid property list, or its top level was not a dictionary. It was
+        /// renamed to `movedTo` (`nil` if even that failed) and never overwritten; the next write
+        /// starts a fresh file from the model's values.
+        case corruptFile(PlistError, movedTo: URL?)
+        /// A file operation failed: permission, disk full, lock timeout, I/O.
+        case file(FileStorageError)
+        /// The value under `key` does not decode as the property's type; the property kept its value.
+        case undecodableValue(key: String, message: String)
+        /// The value could not be encoded (for `key`, or the whole file when `nil`); it was not written.
+        case unencodableValue(key: String?, message: String)
+    }
+
+    /// The model's document name (`<name>.storage.plist`).
+    public let documentName: String
+    /// The file.
+    public let url: URL
+    /// What was being done.
+    public let operation: Operation
+    /// Why it failed.
+    public let cause: Cause
+
+    /// Describes a failure.
+    public init(documentName: String, url: URL, operation: Operation, cause: Cause) {
+        self.documentName = documentName
+        self.url = url
+        self.operation = operation
+        self.cause = cause
+    }
+
+    public var description: String {
+        let reason: String
+        switch cause {
+        case .corruptFile(let error, let movedTo):
+            reason = "not a valid property list (\(error)); "
+                + (movedTo.map { "moved aside to \($0.lastPathComponent)" } ?? "could not be moved aside")
+        case .file(let error): reason = error.description
+        case .undecodableValue(let key, let message): reason = "value for \"\(key)\" does not decode: \(message)"
+        case .unencodableValue(let key, let message):
+            reason = "cannot encode \(key.map { "\"\($0)\"" } ?? "the document"): \(message)"
+        }
+        return "\(documentName) (\(url.path)): \(operation.rawValue) failed: \(reason)"
+    }
+}
+
+/// Where persisted models report their errors: a handler, and streams any number of observers read.
+///
+/// ```swift
+/// PersistenceErrors.handler = { error in log.error("\(error)") }
+/// Task { for await error in PersistenceErrors.stream() { showAlert(error) } }
+/// ```
+///
+/// Every error goes to the handler (if set) and to every open stream. When there is neither, it is
+/// printed to standard error, so no failure goes unnoticed.
+public enum PersistenceErrors {
+    private struct Registry: Sendable {
+        var handler: (@Sendable (PersistenceError) -> Void)?
+        var streams: [UInt64: AsyncStream<PersistenceError>.Continuation] = [:]
+        var nextID: UInt64 = 0
+    }
+
+    private static let registry = Mutex(Registry())
+
+    /// Called with every error, on the thread that hit it. Keep it short; it must not block.
+    public static var handler: (@Sendable (PersistenceError) -> Void)? {
+        get { registry.withLock { $0.handler } }
+        set { registry.withLock { $0.handler = newValue } }
+    }
+
+    /// A stream of every error reported from now until the stream is dropped (the newest 256 are buffered).
+    public static func stream() -> AsyncStream<PersistenceError> {
+        let (stream, continuation) = AsyncStream<PersistenceError>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = registry.withLock { r in
+            let id = r.nextID
+            r.nextID += 1
+            r.streams[id] = continuation
+            return id
+        }
+        continuation.onTermination = { _ in _ = registry.withLock { $0.streams.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Sends `error` to the handler and the streams (called without any persistence lock held).
+    static func report(_ error: PersistenceError) {
+        let (handler, streams) = registry.withLock { ($0.handler, Array($0.streams.values)) }
+        handler?(error)
+        for continuation in streams { continuation.yield(error) }
+        if handler == nil && streams.isEmpty {
+            FileHandle.standardError.write(Data("ModelPersistence: \(error)\n".utf8))
+        }
+    }
+}

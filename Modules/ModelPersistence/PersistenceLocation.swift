@@ -1,0 +1,44 @@
+import Foundation
+import FileStorageKit
+
+/// Where persisted models keep their files: `<folder>/<document name>.storage.plist`.
+///
+/// By default the folder is the application-support folder of `AppDirectories(appName:)` for the
+/// program's name (on Linux `~/.local/share/<program>`; `PERSISTENCE_TOOLKIT_ROOT` moves it under
+/// one root). Code that wants another folder, such as a test, binds `folder` for a scope, without
+/// touching any process-wide setting:
+///
+/// ```swift
+/// PersistenceLocation.$folder.withValue(temporaryFolder) {
+///     let settings = Settings()        // stores in temporaryFolder/Settings.storage.plist
+///     settings.launches += 1
+///     _ = Settings.isPersisted         // static members read the binding when called
+/// }
+/// ```
+///
+/// An instance reads the location once, the first time one of its properties is used, and keeps it
+/// for life, even after the binding's scope ends. Static members (`url`, `isPersisted`, `delete()`)
+/// read it each time they are called.
+public enum PersistenceLocation {
+    /// The folder for models used in this task (and its child tasks), or `nil` for the default.
+    @TaskLocal public static var folder: URL?
+
+    /// The default folder: application support for the program's name.
+    public static var defaultFolder: URL {
+        AppDirectories(appName: ProcessInfo.processInfo.processName).applicationSupport
+    }
+
+    /// The folder in effect here: `folder` when bound, else `defaultFolder`.
+    public static var currentFolder: URL { folder ?? defaultFolder }
+
+    /// The file of the document `name` in the folder in effect here.
+    public static func url(forDocument name: String) -> URL {
+        currentFolder.appendingPathComponent(fileName(forDocument: name), isDirectory: false).standardizedFileURL
+    }
+
+    /// `<name>.storage.plist`; `/` and NUL become `_` (the macro already refuses such names).
+    static func fileName(forDocument name: String) -> String {
+        let safe = name.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
+        return (safe.isEmpty ? "Model" : safe) + ".storage.plist"
+    }
+}

@@ -1,0 +1,35 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// Everything `@PersistedModel` can complain about.
+enum PersistedModelDiagnostic: String, DiagnosticMessage {
+    case notAClass
+    case structNotClass
+    case notFinal
+    case observableToo
+    case letProperty
+    case storageNameNotLiteral
+    case storageNameInvalid
+
+    var message: String {
+        switch self {
+        case .notAClass: return "@PersistedModel can only be applied to a final class"
+        case .structNotClass: return "@PersistedModel can only be applied to a final class, not a struct: a model is shared by reference and saved when its properties are set"
+        case .notFinal: return "@PersistedModel requires a final class: a subclass's stored properties would not be persisted"
+        case .observableToo: return "@PersistedModel already makes the class Observable; remove @Observable"
+        case .letProperty: return "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored"
+        case .storageNameNotLiteral: return "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\""
+        case .storageNameInvalid: return "@StorageName must be a file name: not empty, and without '/', '..' or NUL"
+        }
+    }
+
+    var severity: DiagnosticSeverity { self == .letProperty ? .warning : .error }
+
+    var diagnosticID: MessageID { MessageID(domain: "ModelPersistence", id: rawValue) }
+}
+
+/// The fix-its that go with them.
+struct PersistedModelFixIt: FixItMessage {
+    let message: String
+    var fixItID: MessageID { MessageID(domain: "ModelPersistence", id: message) }
+}

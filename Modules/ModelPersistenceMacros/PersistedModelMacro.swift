@@ -1,0 +1,131 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@PersistedModel`: adds the persistence and observation plumbing to a final class, marks each
+/// persisted property `@_PersistedProperty`, and adds the `PersistedModel` and `Observable` conformances.
+public struct PersistedModelMacro {}
+
+extension PersistedModelMacro: MemberMacro {
+    public static func expansion(of node: AttributeSyntax, providingMembersOf declaration: some DeclGroupSyntax,
+                                 conformingTo protocols: [TypeSyntax],
+                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+        guard let classDecl = validatedClass(declaration, node: node, in: context) else { return [] }
+        let typeName = classDecl.name.trimmed.text
+        let members = classDecl.memberBlock.members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
+
+        for member in members where member.isLet && !member.isStatic && !member.isIgnored {
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "change 'let' to 'var'"),
+                              changes: [.replace(oldNode: Syntax(member.bindingSpecifier),
+                                                 newNode: Syntax(TokenSyntax.keyword(.var, trailingTrivia: .space)))])
+            context.diagnose(Diagnostic(node: member.bindingSpecifier, message: PersistedModelDiagnostic.letProperty, fixIts: [fixIt]))
+        }
+
+        let documentName = storageName(in: members, in: context) ?? typeName
+        let fields = members.filter(\.isPersistable).compactMap { member -> String? in
+            guard let name = member.singleIdentifier?.identifier.trimmed.text else { return nil }
+            let previous = member.previousKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "ModelPersistence.PersistedField(key: \"\(name)\", previousKeys: [\(previous)], storage: \\\(typeName)._\(name), observed: \\\(typeName).\(name))"
+        }
+        let fieldList = fields.isEmpty ? "[]" : "[\n" + fields.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
+        // Validated: no `/`, `..` or NUL; quotes and backslashes are escaped for the literal.
+        let escapedName = documentName.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }.map(String.init).joined()
+
+        return [
+            "public static let _$persistedDocumentName: String = \"\(raw: escapedName)\"",
+            "public static var _$persistedFields: [ModelPersistence.PersistedField<\(raw: typeName)>] { \(raw: fieldList) }",
+            "public let _$persistence = ModelPersistence.PersistenceContext<\(raw: typeName)>()",
+            "private let _$observationRegistrar = Observation.ObservationRegistrar()",
+            """
+            internal nonisolated func access<Member>(keyPath: KeyPath<\(raw: typeName), Member>) {
+                _$observationRegistrar.access(self, keyPath: keyPath)
+            }
+            """,
+            """
+            public nonisolated func withMutation<Member, T>(keyPath: KeyPath<\(raw: typeName), Member>, _ mutation: () throws -> T) rethrows -> T {
+                try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+            }
+            """,
+        ]
+    }
+
+    /// The class, if the declaration is a final class without `@Observable`; diagnoses it otherwise.
+    static func validatedClass(_ declaration: some DeclGroupSyntax, node: AttributeSyntax,
+                               in context: some MacroExpansionContext) -> ClassDeclSyntax? {
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "make it a final class"),
+                              changes: [.replace(oldNode: Syntax(structDecl.structKeyword),
+                                                 newNode: Syntax(TokenSyntax(.identifier("final class"), leadingTrivia: structDecl.structKeyword.leadingTrivia, trailingTrivia: .space, presence: .present)))])
+            context.diagnose(Diagnostic(node: structDecl.structKeyword, message: PersistedModelDiagnostic.structNotClass, fixIts: [fixIt]))
+            return nil
+        }
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: PersistedModelDiagnostic.notAClass))
+            return nil
+        }
+        if !classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) {
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "add 'final'"),
+                              changes: [.replace(oldNode: Syntax(classDecl.classKeyword),
+                                                 newNode: Syntax(TokenSyntax(.identifier("final class"), leadingTrivia: classDecl.classKeyword.leadingTrivia, trailingTrivia: .space, presence: .present)))])
+            context.diagnose(Diagnostic(node: classDecl.classKeyword, message: PersistedModelDiagnostic.notFinal, fixIts: [fixIt]))
+            return nil
+        }
+        for element in classDecl.attributes {
+            guard case .attribute(let attribute) = element,
+                  attribute.attributeName.trimmedDescription.split(separator: ".").last == "Observable" else { continue }
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "remove @Observable"),
+                              changes: [.replace(oldNode: Syntax(attribute), newNode: Syntax(AttributeSyntax(stringLiteral: "")))])
+            context.diagnose(Diagnostic(node: attribute, message: PersistedModelDiagnostic.observableToo, fixIts: [fixIt]))
+            return nil
+        }
+        return classDecl
+    }
+
+    /// The name given by `@StorageName static let storageName = "..."`, validated; `nil` when absent or invalid.
+    static func storageName(in members: [VariableDeclSyntax], in context: some MacroExpansionContext) -> String? {
+        guard let member = members.first(where: { $0.hasAttribute("StorageName") }) else { return nil }
+        guard let initializer = member.bindings.first?.initializer?.value,
+              let literal = initializer.as(StringLiteralExprSyntax.self),
+              let value = literal.representedLiteralValue else {
+            let site: Syntax = member.bindings.first?.initializer.map { Syntax($0.value) } ?? Syntax(member.bindingSpecifier)
+            context.diagnose(Diagnostic(node: site, message: PersistedModelDiagnostic.storageNameNotLiteral))
+            return nil
+        }
+        if value.isEmpty || value.contains("/") || value.contains("..") || value.contains("\0") {
+            context.diagnose(Diagnostic(node: literal, message: PersistedModelDiagnostic.storageNameInvalid))
+            return nil
+        }
+        return value
+    }
+}
+
+extension PersistedModelMacro: MemberAttributeMacro {
+    public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+                                 providingAttributesFor member: some DeclSyntaxProtocol,
+                                 in context: some MacroExpansionContext) throws -> [AttributeSyntax] {
+        // Only where the member macro adds the plumbing the accessors use (diagnosed there otherwise).
+        guard let classDecl = declaration.as(ClassDeclSyntax.self),
+              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
+              !declaration.hasAttribute("Observable"),
+              let variable = member.as(VariableDeclSyntax.self), variable.isPersistable,
+              !variable.hasAttribute("_PersistedProperty") else { return [] }
+        return ["@_PersistedProperty"]
+    }
+}
+
+extension PersistedModelMacro: ExtensionMacro {
+    public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+                                 providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+                                 in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self),
+              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
+              !declaration.hasAttribute("Observable") else { return [] }
+        let names = protocols.map { $0.trimmedDescription }
+        var conformances: [String] = []
+        if names.contains(where: { $0.hasSuffix("PersistedModel") }) { conformances.append("ModelPersistence.PersistedModel") }
+        if names.contains(where: { $0.hasSuffix("Observable") }) { conformances.append("Observation.Observable") }
+        guard !conformances.isEmpty else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}")]
+    }
+}

@@ -1,0 +1,55 @@
+import SwiftSyntaxMacros
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+import ModelPersistenceMacros
+
+/// The macros under test, by the names the library declares them with.
+let persistenceMacros: [String: MacroSpec] = [
+    "PersistedModel": MacroSpec(type: PersistedModelMacro.self, conformances: ["PersistedModel", "Observable"]),
+    "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
+    "PersistedIgnored": MacroSpec(type: MarkerMacro.self),
+    "PersistedIgnore": MacroSpec(type: MarkerMacro.self),
+    "StorageName": MacroSpec(type: MarkerMacro.self),
+    "PreviousKeys": MacroSpec(type: MarkerMacro.self),
+]
+
+/// `assertMacroExpansion` reporting through Swift Testing.
+func expectExpansion(_ source: String, expandedSource: String, diagnostics: [DiagnosticSpec] = [],
+                     fixedSource: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    assertMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics,
+                         macroSpecs: persistenceMacros, applyFixIts: nil,
+                         fixedSource: fixedSource, indentationWidth: .spaces(4),
+                         failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) })
+}
+
+/// The members `@PersistedModel` adds to `type`, as it prints them (indented one level), for expected sources.
+func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []) -> String {
+    let fieldList = fields.isEmpty ? "[]" : "[\n" + fields.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
+    let fieldsBody = "\n        \(fieldList)\n    "
+    return """
+        public static let _$persistedDocumentName: String = "\(documentName ?? type)"
+
+        public static var _$persistedFields: [ModelPersistence.PersistedField<\(type)>] {\(fieldsBody)}
+
+        public let _$persistence = ModelPersistence.PersistenceContext<\(type)>()
+
+        private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+        internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
+            _$observationRegistrar.access(self, keyPath: keyPath)
+        }
+
+        public nonisolated func withMutation<Member, T>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> T) rethrows -> T {
+            try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+        }
+    """
+}
+
+/// The conformance extension `@PersistedModel` adds.
+func conformances(_ type: String) -> String {
+    """
+    extension \(type): ModelPersistence.PersistedModel, Observation.Observable {
+    }
+    """
+}

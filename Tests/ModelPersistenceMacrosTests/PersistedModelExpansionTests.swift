@@ -1,0 +1,250 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite struct PersistedModelExpansionTests {
+    /// DocumentData's example: two persisted properties and an ignored one.
+    @Test func someModel() {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class SomeModel {
+                var string: String
+                var bool: Bool
+                @PersistedIgnored var bool2: Bool
+            }
+            """,
+            expandedSource: """
+            final class SomeModel {
+                var string: String {
+                    @storageRestrictions(initializes: _string)
+                    init(initialValue) {
+                        _string = initialValue
+                    }
+                    get {
+                        _$persistence.willRead(self)
+                        access(keyPath: \\.string)
+                        return _string
+                    }
+                    set {
+                        _$persistence.willRead(self)
+                        withMutation(keyPath: \\.string) {
+                            _string = newValue
+                        }
+                        _$persistence.didWrite(self, key: "string")
+                    }
+                }
+
+                @ModelPersistence.PersistedIgnored private var _string: String
+                var bool: Bool {
+                    @storageRestrictions(initializes: _bool)
+                    init(initialValue) {
+                        _bool = initialValue
+                    }
+                    get {
+                        _$persistence.willRead(self)
+                        access(keyPath: \\.bool)
+                        return _bool
+                    }
+                    set {
+                        _$persistence.willRead(self)
+                        withMutation(keyPath: \\.bool) {
+                            _bool = newValue
+                        }
+                        _$persistence.didWrite(self, key: "bool")
+                    }
+                }
+
+                @ModelPersistence.PersistedIgnored private var _bool: Bool
+                var bool2: Bool
+
+                public static let _$persistedDocumentName: String = "SomeModel"
+
+                public static var _$persistedFields: [ModelPersistence.PersistedField<SomeModel>] {
+                    [
+                        ModelPersistence.PersistedField(key: "string", previousKeys: [], storage: \\SomeModel._string, observed: \\SomeModel.string),
+                        ModelPersistence.PersistedField(key: "bool", previousKeys: [], storage: \\SomeModel._bool, observed: \\SomeModel.bool)
+                    ]
+                }
+
+                public let _$persistence = ModelPersistence.PersistenceContext<SomeModel>()
+
+                private let _$observationRegistrar = Observation.ObservationRegistrar()
+
+                internal nonisolated func access<Member>(keyPath: KeyPath<SomeModel, Member>) {
+                    _$observationRegistrar.access(self, keyPath: keyPath)
+                }
+
+                public nonisolated func withMutation<Member, T>(keyPath: KeyPath<SomeModel, Member>, _ mutation: () throws -> T) rethrows -> T {
+                    try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                }
+            }
+
+            extension SomeModel: ModelPersistence.PersistedModel, Observation.Observable {
+            }
+
+            """)
+    }
+
+    /// `@StorageName` names the file; `@PreviousKeys` lists earlier keys; `let` and static members are left alone.
+    @Test func storageNameAndPreviousKeys() {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class Profile {
+                @StorageName static let storageName = "UserProfile"
+                @PreviousKeys("name") var userName: String = ""
+            }
+            """,
+            expandedSource: """
+            final class Profile {
+                static let storageName = "UserProfile"
+                var userName: String {
+                    @storageRestrictions(initializes: _userName)
+                    init(initialValue) {
+                        _userName = initialValue
+                    }
+                    get {
+                        _$persistence.willRead(self)
+                        access(keyPath: \\.userName)
+                        return _userName
+                    }
+                    set {
+                        _$persistence.willRead(self)
+                        withMutation(keyPath: \\.userName) {
+                            _userName = newValue
+                        }
+                        _$persistence.didWrite(self, key: "userName")
+                    }
+                }
+
+                @ModelPersistence.PersistedIgnored private var _userName: String = ""
+
+            \(plumbing("Profile", documentName: "UserProfile", fields: [
+                #"ModelPersistence.PersistedField(key: "userName", previousKeys: ["name"], storage: \Profile._userName, observed: \Profile.userName)"#,
+            ]))
+            }
+
+            \(conformances("Profile"))
+            """)
+    }
+
+    @Test func structIsDiagnosedWithFixIt() {
+        expectExpansion(
+            """
+            @PersistedModel
+            struct Settings {
+                var volume: Int = 5
+            }
+            """,
+            expandedSource: """
+            struct Settings {
+                var volume: Int = 5
+            }
+            """,
+            diagnostics: [DiagnosticSpec(message: "@PersistedModel can only be applied to a final class, not a struct: a model is shared by reference and saved when its properties are set", line: 2, column: 1, fixIts: [FixItSpec(message: "make it a final class")])],
+            fixedSource: """
+            @PersistedModel
+            final class Settings {
+                var volume: Int = 5
+            }
+            """)
+    }
+
+    @Test func nonFinalClassIsDiagnosedWithFixIt() {
+        expectExpansion(
+            """
+            @PersistedModel
+            class Settings {
+                var volume: Int = 5
+            }
+            """,
+            expandedSource: """
+            class Settings {
+                var volume: Int = 5
+            }
+            """,
+            diagnostics: [DiagnosticSpec(message: "@PersistedModel requires a final class: a subclass's stored properties would not be persisted", line: 2, column: 1, fixIts: [FixItSpec(message: "add 'final'")])],
+            fixedSource: """
+            @PersistedModel
+            final class Settings {
+                var volume: Int = 5
+            }
+            """)
+    }
+
+    @Test func observableTooIsAnError() {
+        expectExpansion(
+            """
+            @PersistedModel @Observable
+            final class Settings {
+            }
+            """,
+            expandedSource: """
+            @Observable
+            final class Settings {
+            }
+            """,
+            diagnostics: [DiagnosticSpec(message: "@PersistedModel already makes the class Observable; remove @Observable", line: 1, column: 17, fixIts: [FixItSpec(message: "remove @Observable")])])
+    }
+
+    @Test(arguments: ["\"\"", "\"a/b\"", "\"..\"", "\"x\\0y\""])
+    func invalidStorageNamesAreErrors(literal: String) {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class Settings {
+                @StorageName static let storageName = \(literal)
+            }
+            """,
+            expandedSource: """
+            final class Settings {
+                static let storageName = \(literal)
+
+            \(plumbing("Settings"))
+            }
+
+            \(conformances("Settings"))
+            """,
+            diagnostics: [DiagnosticSpec(message: "@StorageName must be a file name: not empty, and without '/', '..' or NUL", line: 3, column: 43)])
+    }
+
+    @Test func interpolatedStorageNameIsAnError() {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class Settings {
+                @StorageName static let storageName = "A\\(1)"
+            }
+            """,
+            expandedSource: """
+            final class Settings {
+                static let storageName = "A\\(1)"
+
+            \(plumbing("Settings"))
+            }
+
+            \(conformances("Settings"))
+            """,
+            diagnostics: [DiagnosticSpec(message: "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\"", line: 3, column: 43)])
+    }
+
+    @Test func letPropertyWarnsWithFixIt() {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class Settings {
+                let id: Int = 1
+            }
+            """,
+            expandedSource: """
+            final class Settings {
+                let id: Int = 1
+
+            \(plumbing("Settings"))
+            }
+
+            \(conformances("Settings"))
+            """,
+            diagnostics: [DiagnosticSpec(message: "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored", line: 3, column: 5, severity: .warning, fixIts: [FixItSpec(message: "change 'let' to 'var'")])])
+    }
+}

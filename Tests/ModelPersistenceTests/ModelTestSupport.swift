@@ -1,0 +1,43 @@
+import Foundation
+import PlistCodec
+import Synchronization
+import TestSupport
+@testable import ModelPersistence
+
+/// Runs `body` with models stored in a fresh temporary folder (bound through the task-local
+/// `PersistenceLocation.folder`, never a process-wide setting).
+func withTemporaryLocation<R>(_ body: (TemporaryFolder) throws -> R) throws -> R {
+    let temp = try TemporaryFolder(prefix: "mp-test")
+    return try PersistenceLocation.$folder.withValue(temp.url) { try body(temp) }
+}
+
+/// The same, for async tests.
+func withTemporaryLocation<R>(_ body: (TemporaryFolder) async throws -> R) async throws -> R {
+    let temp = try TemporaryFolder(prefix: "mp-test")
+    return try await PersistenceLocation.$folder.withValue(temp.url) { try await body(temp) }
+}
+
+/// How many times the instance wrote its file.
+func writeCount<Model: PersistedModel>(_ model: Model) -> Int {
+    model._$persistence.state.withLock { $0.writeCount }
+}
+
+/// The file's top-level dictionary.
+func storedDictionary(_ url: URL) throws -> PlistDictionary {
+    guard case .dictionary(let dictionary) = try PlistValue(parsing: Data(contentsOf: url)) else {
+        throw PlistError(.malformed, "not a dictionary")
+    }
+    return dictionary
+}
+
+/// A flag an `@Sendable` observer closure can set.
+final class Flag: Sendable {
+    private let value = Atomic<Int>(0)
+    func raise() { value.add(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
+
+/// Lets a test hand a (non-Sendable) model to other threads; the test itself serializes access.
+struct Shared<Value>: @unchecked Sendable {
+    let value: Value
+}
