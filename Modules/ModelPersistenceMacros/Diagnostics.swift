@@ -10,6 +10,8 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
     case letProperty
     case storageNameNotLiteral
     case storageNameInvalid
+    case observedProperty
+    case multipleBindings
 
     var message: String {
         switch self {
@@ -20,10 +22,17 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
         case .letProperty: return "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored"
         case .storageNameNotLiteral: return "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\""
         case .storageNameInvalid: return "@StorageName must be a file name: not empty, and without '/', '..' or NUL"
+        case .observedProperty: return "a property with 'willSet' or 'didSet' is not persisted; observe the model with withObservationTracking instead, or mark it @PersistedIgnored"
+        case .multipleBindings: return "only one property per 'var' is persisted; declare each property with its own 'var', or mark them @PersistedIgnored"
         }
     }
 
-    var severity: DiagnosticSeverity { self == .letProperty ? .warning : .error }
+    var severity: DiagnosticSeverity {
+        switch self {
+        case .letProperty, .observedProperty, .multipleBindings: return .warning
+        default: return .error
+        }
+    }
 
     var diagnosticID: MessageID { MessageID(domain: "ModelPersistence", id: rawValue) }
 }

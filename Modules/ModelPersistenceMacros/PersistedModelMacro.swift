@@ -22,6 +22,14 @@ extension PersistedModelMacro: MemberMacro {
             context.diagnose(Diagnostic(node: member.bindingSpecifier, message: PersistedModelDiagnostic.letProperty, fixIts: [fixIt]))
         }
 
+        for member in members where !member.isLet && !member.isStatic && !member.isIgnored && !member.isLazy {
+            if member.bindings.count > 1 {
+                context.diagnose(Diagnostic(node: member.bindingSpecifier, message: PersistedModelDiagnostic.multipleBindings))
+            } else if member.isStored, member.bindings.first?.accessorBlock != nil {
+                context.diagnose(Diagnostic(node: member.bindingSpecifier, message: PersistedModelDiagnostic.observedProperty))
+            }
+        }
+
         let documentName = storageName(in: members, in: context) ?? typeName
         let fields = members.filter(\.isPersistable).compactMap { member -> String? in
             guard let name = member.singleIdentifier?.identifier.trimmed.text else { return nil }

@@ -247,4 +247,34 @@ import Testing
             """,
             diagnostics: [DiagnosticSpec(message: "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored", line: 3, column: 5, severity: .warning, fixIts: [FixItSpec(message: "change 'let' to 'var'")])])
     }
+
+    /// Properties the macro cannot persist are not skipped silently.
+    @Test func observedAndMultiBindingPropertiesWarn() {
+        expectExpansion(
+            """
+            @PersistedModel
+            final class Settings {
+                var a = 0, b = 0
+                var c = 0 {
+                    didSet { print(c) }
+                }
+            }
+            """,
+            expandedSource: """
+            final class Settings {
+                var a = 0, b = 0
+                var c = 0 {
+                    didSet { print(c) }
+                }
+
+            \(plumbing("Settings"))
+            }
+
+            \(conformances("Settings"))
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "only one property per 'var' is persisted; declare each property with its own 'var', or mark them @PersistedIgnored", line: 3, column: 5, severity: .warning),
+                DiagnosticSpec(message: "a property with 'willSet' or 'didSet' is not persisted; observe the model with withObservationTracking instead, or mark it @PersistedIgnored", line: 4, column: 5, severity: .warning),
+            ])
+    }
 }
