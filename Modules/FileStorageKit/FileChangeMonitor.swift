@@ -29,7 +29,10 @@ public final class FileChangeMonitor: Sendable {
 
     /// The file being watched.
     public let url: URL
-    private let counter: ChangeCounter?
+    @usableFromInline let _counter: Unmanaged<ChangeCounter>?
+    private var counter: ChangeCounter? { _counter?.takeUnretainedValue() }
+    /// Keeps the counter alive for as long as the monitor (the unmanaged reference does not).
+    private let counterOwner: ChangeCounter?
     private let fallback = Mutex<(checkedAt: ContinuousClock.Instant, signature: FileSignature?, token: UInt64)>(
         (ContinuousClock.now, nil, 0))
 
@@ -38,8 +41,9 @@ public final class FileChangeMonitor: Sendable {
         self.url = url.standardizedFileURL
         // A write through a same-folder symlink renames onto the link's target, so watch that name.
         let watched = (try? DurableFile.resolveTarget(self.url)) ?? self.url
-        counter = InotifyHub.shared?.watch(watched)
-        if counter == nil {
+        counterOwner = InotifyHub.shared?.watch(watched)
+        _counter = counterOwner.map { Unmanaged.passUnretained($0) }
+        if counterOwner == nil {
             fallback.withLock { $0.signature = FileSignature(path: self.url.path) }
         }
     }
@@ -52,15 +56,22 @@ public final class FileChangeMonitor: Sendable {
     public var usesInotify: Bool { counter != nil }
 
     /// A value that changes whenever the file may have changed. Compare it with the one you saw last.
+    ///
+    /// Inlinable, so a store in another module checks it with one atomic load and no call: it sits on
+    /// the hot path of every property read.
+    @inlinable
     public var changeToken: UInt64 {
-        guard let counter else { return polledToken() }
-        let events = counter.value.load(ordering: .acquiring)
-        // The kernel drops a watch when its folder is removed; from then on, poll instead.
-        guard counter.lost.load(ordering: .acquiring) else { return events }
-        return events &+ polledToken()
+        guard let counter = _counter else { return polledToken() }
+        return counter._withUnsafeGuaranteedRef { counter in
+            let events = counter.value.load(ordering: .acquiring)
+            // The kernel drops a watch when its folder is removed; from then on, poll instead.
+            guard counter.lost.load(ordering: .acquiring) else { return events }
+            return events &+ polledToken()
+        }
     }
 
-    private func polledToken() -> UInt64 {
+    @usableFromInline
+    func polledToken() -> UInt64 {
         fallback.withLock { state in
             let now = ContinuousClock.now
             guard now - state.checkedAt >= Self.fallbackInterval else { return state.token }
@@ -99,9 +110,11 @@ struct FileSignature: Equatable {
     }
 }
 
+@usableFromInline
 final class ChangeCounter: Sendable {
-    let value = Atomic<UInt64>(0)
+    @usableFromInline let value = Atomic<UInt64>(0)
     /// Set when the kernel dropped the folder's watch (the folder was removed or unmounted).
-    let lost = Atomic<Bool>(false)
+    @usableFromInline let lost = Atomic<Bool>(false)
+    init() {}
     func bump() { value.add(1, ordering: .releasing) }
 }

@@ -80,7 +80,7 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
 
     /// Called by every generated getter and setter before it touches the backing storage: loads the
     /// file on first use, and reloads it when it changed on disk.
-    @inlinable
+    @inlinable @inline(__always)
     public func willRead(_ model: Model) {
         if gate.isFresh { return }
         refresh(model)

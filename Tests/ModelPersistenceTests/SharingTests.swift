@@ -59,6 +59,9 @@ struct SharingTests {
         try withTemporaryLocation { _ in
             let model = SomeModel(string: "mine", bool: false, bool2: false)
             _ = model.string
+            // First the event of the first use's own write must have arrived (it may come late on a busy
+            // machine), then memory must be fresh; only then is a later reload proof of a new change.
+            #expect(waitUntil(timeout: .seconds(5)) { (model._$persistence.setup?.monitor.changeToken ?? 0) > 0 })
             #expect(waitUntil(timeout: .seconds(5)) { _ = model.string; return model._$persistence.gate.isFresh })
             // Another writer changes the file in place through a descriptor it keeps open: no event the
             // monitor listens for is raised until it closes, so the model has not seen the change.
