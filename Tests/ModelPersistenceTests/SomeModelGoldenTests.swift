@@ -4,22 +4,9 @@ import TestSupport
 import Synchronization
 import Testing
 
-/// The models, in a namespace of their own (other test files have a hand-written `SomeModel`).
+/// DocumentData's example itself is `SomeModel` (HandWrittenModel.swift); this is its XML twin, which
+/// also uses the `@PersistedIgnore` spelling and `@StorageName`.
 enum Golden {
-    /// DocumentData's own example, as a final class.
-    @PersistedModel
-    final class SomeModel {
-        var string: String
-        var bool: Bool
-        @PersistedIgnored var bool2: Bool
-
-        init(string: String, bool: Bool, bool2: Bool) {
-            self.string = string
-            self.bool = bool
-            self.bool2 = bool2
-        }
-    }
-
     /// The same model, written as XML.
     @PersistedModel
     final class SomeModelXML {
@@ -51,18 +38,18 @@ private struct SomeModelShape: Codable {
     @Test func binaryFileIsWhatPropertyListEncoderWrites() throws {
         let temp = try TemporaryFolder()
         try PersistenceLocation.$folder.withValue(temp.url) {
-            #expect(Golden.SomeModel.url.lastPathComponent == "SomeModel.storage.plist")
-            #expect(!Golden.SomeModel.isPersisted)
-            let model = Golden.SomeModel(string: "hello", bool: false, bool2: true)
+            #expect(SomeModel.url.lastPathComponent == "SomeModel.storage.plist")
+            #expect(!SomeModel.isPersisted)
+            let model = SomeModel(string: "hello", bool: false, bool2: true)
             #expect(model.string == "hello")  // first use writes the file
-            let bytes = try Data(contentsOf: Golden.SomeModel.url)
+            let bytes = try Data(contentsOf: SomeModel.url)
             let encoder = PropertyListEncoder()
             encoder.outputFormat = .binary
             let expected = try encoder.encode(SomeModelShape(string: "hello", bool: false))
             let golden = try fixture("SomeModel.storage.plist")
             #expect(bytes == expected)
             #expect(bytes == golden)
-            #expect(Golden.SomeModel.isPersisted)
+            #expect(SomeModel.isPersisted)
         }
     }
 
@@ -85,10 +72,10 @@ private struct SomeModelShape: Codable {
     @Test func existingFileWinsOverInitAndIgnoredPropertiesStayInMemory() throws {
         let temp = try TemporaryFolder()
         try PersistenceLocation.$folder.withValue(temp.url) {
-            let first = Golden.SomeModel(string: "hello", bool: false, bool2: true)
+            let first = SomeModel(string: "hello", bool: false, bool2: true)
             first.string = "changed"
             first.bool2 = false
-            let second = Golden.SomeModel(string: "ignored", bool: true, bool2: true)
+            let second = SomeModel(string: "ignored", bool: true, bool2: true)
             #expect(second.string == "changed")
             #expect(second.bool == false)
             #expect(second.bool2 == true)
@@ -98,7 +85,7 @@ private struct SomeModelShape: Codable {
     @Test func observationFiresOnSet() throws {
         let temp = try TemporaryFolder()
         try PersistenceLocation.$folder.withValue(temp.url) {
-            let model = Golden.SomeModel(string: "a", bool: false, bool2: false)
+            let model = SomeModel(string: "a", bool: false, bool2: false)
             let fired = Atomic<Bool>(false)
             withObservationTracking { _ = model.string } onChange: { fired.store(true, ordering: .relaxed) }
             model.string = "b"
