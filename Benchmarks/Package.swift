@@ -15,19 +15,21 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     dependencies: [.package(path: "..")],
     targets: [
+        // What the benchmark programs share: alternating measurement, option parsing, the file-system probe.
+        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
         .executableTarget(
             name: "plist-bench",
-            dependencies: [.product(name: "PlistCodec", package: rootPackage)],
+            dependencies: ["BenchSupport", .product(name: "PlistCodec", package: rootPackage)],
             path: "Sources/plist-bench"
         ),
         .executableTarget(
             name: "storage-bench",
-            dependencies: [.product(name: "FileStorageKit", package: rootPackage)],
+            dependencies: ["BenchSupport", .product(name: "FileStorageKit", package: rootPackage)],
             path: "Sources/storage-bench"
         ),
         .executableTarget(
             name: "model-bench",
-            dependencies: [.product(name: "ModelPersistence", package: rootPackage)],
+            dependencies: ["BenchSupport", .product(name: "ModelPersistence", package: rootPackage)],
             path: "Sources/model-bench"
         ),
     ],

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Command-line options of `model-bench`.
@@ -32,38 +33,16 @@ struct Options {
     /// Parses `arguments` (without the program name); returns a message for bad input.
     static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
         var options = Options()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" { return .failure(OptionsError(message: usage)) }
-            guard let text = rest.popFirst() else {
-                return .failure(OptionsError(message: "\(flag) needs a value\n\(usage)"))
-            }
-            if flag == "--folder" {
-                guard !text.isEmpty else { return .failure(OptionsError(message: "--folder needs a path\n\(usage)")) }
-                options.folder = URL(fileURLWithPath: text, isDirectory: true)
-                continue
-            }
-            guard let number = Int(text) else {
-                return .failure(OptionsError(message: "\(flag): '\(text)' is not a whole number\n\(usage)"))
-            }
-            switch flag {
-            case "--gets" where number >= 1: options.gets = number
-            case "--decodes" where number >= 1: options.decodes = number
-            case "--sets" where number >= 1: options.sets = number
-            case "--batch" where number >= 1: options.batch = number
-            case "--runs" where number >= 1: options.runs = number
-            case "--warmups" where number >= 0: options.warmups = number
-            case "--gets", "--decodes", "--sets", "--batch", "--runs", "--warmups":
-                return .failure(OptionsError(message: "\(flag): \(number) is out of range\n\(usage)"))
-            default:
-                return .failure(OptionsError(message: "unknown option \(flag)\n\(usage)"))
-            }
-        }
+        let numbers: [String: (minimum: Int, assign: (Int) -> Void)] = [
+            "--gets": (1, { options.gets = $0 }),
+            "--decodes": (1, { options.decodes = $0 }),
+            "--sets": (1, { options.sets = $0 }),
+            "--batch": (1, { options.batch = $0 }),
+            "--runs": (1, { options.runs = $0 }),
+            "--warmups": (0, { options.warmups = $0 }),
+        ]
+        if let error = parseOptions(arguments, usage: usage, numbers: numbers,
+            folder: { options.folder = $0 }) { return .failure(error) }
         return .success(options)
     }
-}
-
-/// A command-line mistake, with the text to print.
-struct OptionsError: Error {
-    var message: String
 }

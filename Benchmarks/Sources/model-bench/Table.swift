@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Formats the results as a fixed-width table: time per operation on each side, the ratio and the goal.
@@ -11,15 +12,7 @@ func formatTable(_ results: [CaseResult]) -> String {
                      cell(result.peer, scale), cell(result.ours, scale),
                      result.ratio.map { String(format: $0 >= 100 ? "%.0fx" : "%.2fx", $0) } ?? "n/a", goal])
     }
-    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-    func line(_ row: [String]) -> String {
-        row.enumerated().map { column, text in
-            let pad = String(repeating: " ", count: widths[column] - text.count)
-            return column < 3 || column == 6 ? text + pad : pad + text
-        }.joined(separator: "  ")
-    }
-    var lines = [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-    lines += rows.dropFirst().map(line)
+    var lines = alignedLines(header: header, rows: Array(rows.dropFirst()), leftAligned: [0, 1, 2, 6])
     for result in results {
         let name = "\(result.benchCase.name) vs \(result.benchCase.peerName)"
         if case .failure(let error) = result.peer { lines.append("\(name): the peer failed: \(error)") }

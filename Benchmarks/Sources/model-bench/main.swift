@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import ModelPersistence
 #if canImport(Glibc)
@@ -8,17 +9,7 @@ import Glibc
 // and Data.write(.atomic), in one process, each model in its own subfolder of a fresh temporary folder;
 // then a count of the writes a batch of sets costs. See Benchmarks/README.md for how to read the output.
 
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
-case .success(let parsed): options = parsed
-case .failure(let error):
-    print(error.message)
-    exit(error.message == Options.usage ? 0 : 2)
-}
-
-#if DEBUG
-print("warning: this is a debug build; timings are meaningless. Build with -c release.")
-#endif
+let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
 
 PersistenceErrors.handler = { error in print("persistence error: \(error)") }
 let root = (options.folder ?? FileManager.default.temporaryDirectory)

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Command-line options of `plist-bench`.
@@ -19,30 +20,12 @@ struct Options {
     /// Parses `arguments` (without the program name); returns a message for bad input.
     static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
         var options = Options()
-        var rest = arguments[...]
-        while let flag = rest.popFirst() {
-            if flag == "--help" || flag == "-h" { return .failure(OptionsError(message: usage)) }
-            guard let text = rest.popFirst() else {
-                return .failure(OptionsError(message: "\(flag) needs a value\n\(usage)"))
-            }
-            guard let number = Int(text) else {
-                return .failure(OptionsError(message: "\(flag): '\(text)' is not a whole number\n\(usage)"))
-            }
-            switch flag {
-            case "--records" where number >= 1: options.records = number
-            case "--runs" where number >= 1: options.runs = number
-            case "--warmups" where number >= 0: options.warmups = number
-            case "--records", "--runs", "--warmups":
-                return .failure(OptionsError(message: "\(flag): \(number) is out of range\n\(usage)"))
-            default:
-                return .failure(OptionsError(message: "unknown option \(flag)\n\(usage)"))
-            }
-        }
+        let numbers: [String: (minimum: Int, assign: (Int) -> Void)] = [
+            "--records": (1, { options.records = $0 }),
+            "--runs": (1, { options.runs = $0 }),
+            "--warmups": (0, { options.warmups = $0 }),
+        ]
+        if let error = parseOptions(arguments, usage: usage, numbers: numbers) { return .failure(error) }
         return .success(options)
     }
-}
-
-/// A command-line mistake, with the text to print.
-struct OptionsError: Error {
-    var message: String
 }

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Formats the results as a fixed-width table.
@@ -8,15 +9,7 @@ func formatTable(_ results: [CaseResult]) -> String {
         rows.append([result.name] + cells(result.foundation) + cells(result.ours)
             + [result.speedup.map { String(format: "%.2fx", $0) } ?? "n/a"])
     }
-    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-    func line(_ row: [String]) -> String {
-        row.enumerated().map { column, text in
-            let pad = String(repeating: " ", count: widths[column] - text.count)
-            return column == 0 ? text + pad : pad + text
-        }.joined(separator: "  ")
-    }
-    var lines = [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-    lines += rows.dropFirst().map(line)
+    var lines = alignedLines(header: header, rows: Array(rows.dropFirst()))
     for result in results {
         if case .failure(let error) = result.foundation { lines.append("\(result.name): Foundation failed: \(describe(error))") }
         if case .failure(let error) = result.ours { lines.append("\(result.name): ours failed: \(describe(error))") }

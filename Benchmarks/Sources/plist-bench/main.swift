@@ -1,20 +1,11 @@
+import BenchSupport
 import Foundation
 import PlistCodec
 
 // plist-bench: PlistCodec against Foundation's property-list coders, in one process, on one dataset.
 // See Benchmarks/README.md for how to read the output.
 
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
-case .success(let parsed): options = parsed
-case .failure(let error):
-    print(error.message)
-    exit(error.message == Options.usage ? 0 : 2)
-}
-
-#if DEBUG
-print("warning: this is a debug build; timings are meaningless. Build with -c release.")
-#endif
+let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
 
 print("plist-bench: \(options.records) records, seed 0x\(String(Dataset.seed, radix: 16)), "
     + "median of \(options.runs) runs after \(options.warmups) warm-up(s)")

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Formats the results as a fixed-width table: time per operation on each side and the ratio.
@@ -10,15 +11,7 @@ func formatTable(_ results: [CaseResult]) -> String {
                      cell(result.foundation, scale), cell(result.ours, scale),
                      result.ratio.map { String(format: "%.2fx", $0) } ?? "n/a"])
     }
-    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-    func line(_ row: [String]) -> String {
-        row.enumerated().map { column, text in
-            let pad = String(repeating: " ", count: widths[column] - text.count)
-            return column == 0 ? text + pad : pad + text
-        }.joined(separator: "  ")
-    }
-    var lines = [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-    lines += rows.dropFirst().map(line)
+    var lines = alignedLines(header: header, rows: Array(rows.dropFirst()))
     for result in results {
         if case .failure(let error) = result.foundation { lines.append("\(result.benchCase.name): Foundation failed: \(error)") }
         if case .failure(let error) = result.ours { lines.append("\(result.benchCase.name): ours failed: \(error)") }

@@ -1,3 +1,4 @@
+import BenchSupport
 import FileStorageKit
 import Foundation
 #if canImport(Glibc)
@@ -8,17 +9,7 @@ import Glibc
 // process, each in a fresh temporary folder, plus a count of the system calls a get makes.
 // See Benchmarks/README.md for how to read the output.
 
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
-case .success(let parsed): options = parsed
-case .failure(let error):
-    print(error.message)
-    exit(error.message == Options.usage ? 0 : 2)
-}
-
-#if DEBUG
-print("warning: this is a debug build; timings are meaningless. Build with -c release.")
-#endif
+let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
 
 let root = (options.folder ?? FileManager.default.temporaryDirectory)
     .appendingPathComponent("storage-bench-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
