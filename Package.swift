@@ -18,13 +18,16 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)")
 }
 
-let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence"]
+let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph"]
+let apps = ["tour", "profile", "flashcards", "settings", "plist"]
+
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
     name: "persistence-toolkit",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: libraries.map { .library(name: $0, targets: [$0]) }
-        + [.executable(name: "tour", targets: ["tour"]), .executable(name: "profile", targets: ["profile"])],
+        + apps.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         // Macros (`@PersistedModel`); see Docs/Architecture.md for why each dependency is here.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
@@ -39,8 +42,19 @@ let package = Package(
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/ModelPersistenceMacros"),
         module("ModelPersistence", dependencies: ["ModelPersistenceMacros", "FileStorageKit", "PlistCodec"]),
-        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence"]),
-        app("profile", dependencies: ["ModelPersistence", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        module("CollectionStore", dependencies: ["FileStorageKit", "PlistCodec"]),
+        .macro(name: "StateGraphMacros", dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ], path: "Modules/StateGraphMacros"),
+        module("StateGraph", dependencies: ["StateGraphMacros", "FileStorageKit", "PlistCodec"]),
+        // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
+        .target(name: "PlistTool", dependencies: ["PlistCodec", argumentParser], path: "Apps/plist/PlistTool"),
+        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "PlistTool"]),
+        app("profile", dependencies: ["ModelPersistence", argumentParser]),
+        app("flashcards", dependencies: ["CollectionStore", argumentParser]),
+        app("settings", dependencies: ["StateGraph", argumentParser]),
+        .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
@@ -50,11 +64,22 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
+        tests("CollectionStoreTests", dependencies: ["CollectionStore", "FileStorageKit", "PlistCodec", "TestSupport"]),
+        tests("StateGraphTests", dependencies: ["StateGraph", "FileStorageKit", "PlistCodec", "TestSupport"]),
+        tests("StateGraphMacrosTests", dependencies: [
+            "StateGraphMacros",
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        ]),
+        // End-to-end tests of the `plist` binary against golden files in Fixtures/Apps/plist.
+        tests("PlistToolTests", dependencies: ["PlistTool", "PlistCodec", "TestSupport"]),
         // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).
         .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"],
                          path: "Tests/StorageProbe"),
         // A child process the ModelPersistence tests start.
         .executableTarget(name: "model-probe", dependencies: ["ModelPersistence", "TestSupport"], path: "Tests/ModelProbe"),
+        // A child process the CollectionStore tests start.
+        .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,9 @@
 //   Benchmarks/.build/release/plist-bench
 //   Benchmarks/.build/release/storage-bench
 //   Benchmarks/.build/release/model-bench
+//   Benchmarks/.build/release/collection-bench
+//   Benchmarks/.build/release/graph-bench
+//   Benchmarks/.build/release/plist-tool-bench
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -31,6 +34,21 @@ let package = Package(
             name: "model-bench",
             dependencies: ["BenchSupport", .product(name: "ModelPersistence", package: rootPackage)],
             path: "Sources/model-bench"
+        ),
+        .executableTarget(
+            name: "collection-bench",
+            dependencies: ["BenchSupport", .product(name: "CollectionStore", package: rootPackage)],
+            path: "Sources/collection-bench"
+        ),
+        .executableTarget(
+            name: "graph-bench",
+            dependencies: ["BenchSupport", .product(name: "StateGraph", package: rootPackage)],
+            path: "Sources/graph-bench"
+        ),
+        .executableTarget(
+            name: "plist-tool-bench",
+            dependencies: ["BenchSupport", .product(name: "PlistCodec", package: rootPackage)],
+            path: "Sources/plist-tool-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

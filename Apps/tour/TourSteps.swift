@@ -4,5 +4,8 @@ enum TourSteps {
         PlistCodecStep(),
         FileStorageKitStep(),
         ModelPersistenceStep(),
+        CollectionStoreStep(),
+        StateGraphStep(),
+        PlistStep(),
     ]
 }

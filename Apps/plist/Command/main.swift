@@ -1,0 +1,1 @@
+print("plist: not yet")

@@ -1,0 +1,1 @@
+// PlistTool (issue 7). Placeholder until the command lands.

@@ -1,0 +1,1 @@
+print("collection-bench: not yet")

@@ -1,0 +1,1 @@
+print("plist-tool-bench: not yet")

@@ -1,0 +1,1 @@
+// CollectionStore: DataPersistence<T> (issue 5). Placeholder until the module lands.

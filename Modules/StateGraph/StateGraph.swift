@@ -1,0 +1,1 @@
+// StateGraph (issue 6). Placeholder until the module lands.

@@ -1,0 +1,1 @@
+print("collection-probe: not yet")

@@ -1,0 +1,1 @@
+// CollectionStoreTests: placeholder

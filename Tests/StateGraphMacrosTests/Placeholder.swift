@@ -1,0 +1,1 @@
+// StateGraphMacrosTests: placeholder

@@ -1,0 +1,1 @@
+// StateGraphTests: placeholder
