@@ -1,1 +1,2 @@
-print("flashcards: not yet")
+// flashcards: decks of cards kept in two property-list arrays by CollectionStore. See README.md.
+FlashcardsCommand.main()

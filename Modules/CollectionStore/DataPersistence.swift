@@ -1,1 +1,203 @@
-// CollectionStore: DataPersistence<T> (issue 5). Placeholder until the module lands.
+import FileStorageKit
+import Foundation
+import PlistCodec
+
+/// An array of Codable items kept in one property-list file: create, read, update, delete.
+///
+/// The file is a binary property list holding one array, byte-for-byte what
+/// `PropertyListEncoder().encode(items)` writes, so it moves freely between this type and Apple's
+/// encoder. Every mutation is a read-merge-write under FileStorageKit's exclusive file lock and is
+/// written durably (temporary file, `fsync`, rename, folder `fsync`), so several processes can add
+/// items to the same file without losing each other's, and a crash leaves either the old or the new
+/// version. A file that cannot be decoded is never overwritten: the mutation throws
+/// ``DataPersistenceError/propertyListDecodingError(_:)`` and the file stays as it was.
+///
+/// ```swift
+/// struct Card: Codable, Equatable, Identifiable { var id: UUID; var front: String; var back: String }
+///
+/// let cards = DataPersistence<Card>(filename: "cards.plist")            // ~/Documents/<app>/cards.plist
+/// try cards.createItem(Card(id: UUID(), front: "hola", back: "hello"))
+/// var all = try cards.loadItems()
+/// try cards.update(Card(id: all[0].id, front: "hola", back: "hi"), at: 0)
+/// try cards.transaction { items in                                    // many changes, one write
+///     items.removeAll { $0.front.isEmpty }
+///     items.sort { $0.front < $1.front }
+/// }
+/// ```
+///
+/// ## Indexes
+/// An index means a position in the items as this instance last saw them: the array `loadItems()`
+/// returned, or the result of this instance's last mutation. If another process changed the file
+/// since and the item at that index is no longer the one the caller saw, `update(_:at:)` and
+/// `deleteItem(at:)` throw ``DataPersistenceError/indexConflict(index:path:)`` instead of touching
+/// the wrong item.
+///
+/// ## Concurrency
+/// An instance may be used from any thread; operations on the same file, from this or any other
+/// instance or process, take turns on the file lock. The lock is not re-entrant: do not call the
+/// instance from inside a ``transaction(_:)`` body. Each write rewrites the whole file (one array
+/// is the format); use ``transaction(_:)`` to share one write between many changes.
+public final class DataPersistence<T: Codable & Equatable> {
+    /// The file name given at creation.
+    public let filename: String
+    /// The folder given at creation.
+    public let directory: PersistenceDirectory
+    /// Where the file is (or will be).
+    public let url: URL
+    /// How long a mutation waits for another process's lock before throwing `.writingError`.
+    public let lockTimeout: Duration
+
+    let invalidFilename: Bool
+    /// Held for a whole read or mutation of this instance, so a reader never sees this instance's own
+    /// write between the rename and the cache update and takes it for another writer's change.
+    let operationLock = NSLock()
+    let lock = NSLock()
+    /// Guarded by `lock`.
+    var state = State()
+
+    struct State {
+        /// The file's bytes and what they decode to, as this instance last read or wrote them.
+        var cache: (bytes: Data, items: [T])?
+        /// The items as the caller last saw them: what indexes refer to.
+        var seen: [T]?
+        weak var delegate: (any DataPersistenceDelegate)?
+        /// Each `changes()` stream's `yield`.
+        var observers: [Int: (DataPersistenceChange<T>) -> Void] = [:]
+        var nextObserver = 0
+        /// How many times this instance wrote the file.
+        var writes = 0
+    }
+
+    /// Creates a store for `filename` in `directory`.
+    ///
+    /// Creating it touches nothing on disk; the folder is created by the first write. A filename
+    /// that is not one path component makes every operation throw
+    /// ``DataPersistenceError/invalidFilename(_:)``.
+    ///
+    /// - Parameters:
+    ///   - filename: The file's name, e.g. `"events.plist"`.
+    ///   - directory: The folder; `.documents` (the app's documents folder) by default.
+    ///   - appName: The app subfolder of the named folders; the process name by default.
+    ///   - lockTimeout: How long a mutation waits for the file lock.
+    public init(filename: String, directory: PersistenceDirectory = .documents,
+                appName: String = ProcessInfo.processInfo.processName,
+                lockTimeout: Duration = FileLock.defaultTimeout) {
+        self.filename = filename
+        self.directory = directory
+        self.lockTimeout = lockTimeout
+        invalidFilename = filename.isEmpty || filename == "." || filename == ".."
+            || filename.contains("/") || filename.contains("\0")
+        url = directory.url(appName: appName).appendingPathComponent(invalidFilename ? "_" : filename)
+    }
+
+    /// The object told about each item saved or deleted through this instance.
+    public var delegate: (any DataPersistenceDelegate)? {
+        get { lock.withLock { state.delegate } }
+        set { lock.withLock { state.delegate = newValue } }
+    }
+
+    // MARK: Reading
+
+    /// All items in the file, in order; an empty array when the file does not exist yet.
+    ///
+    /// Indexes passed to `update(_:at:)` and `deleteItem(at:)` refer to the array returned here.
+    /// A file another process changed is read afresh; an unchanged one is not decoded again.
+    ///
+    /// - Throws: ``DataPersistenceError/propertyListDecodingError(_:)`` for a file that is not an
+    ///   array of `T`, `.readingError` or `.noContentsAtPath` when it cannot be read.
+    public func loadItems() throws(DataPersistenceError) -> [T] {
+        try checkFilename()
+        let (items, changes) = try current()
+        lock.withLock { state.seen = items }
+        publish(changes)
+        return items
+    }
+
+    /// Whether an item equal to `item` is in the file now.
+    ///
+    /// - Throws: As `loadItems()`; the original design answered `false` instead, hiding a damaged file.
+    public func hasItemBeenSaved(_ item: T) throws(DataPersistenceError) -> Bool {
+        try loadItems().contains(item)
+    }
+
+    /// How many times this instance has written the file (for tests and benchmarks).
+    package var writeCount: Int { lock.withLock { state.writes } }
+
+    // MARK: Internals
+
+    func checkFilename() throws(DataPersistenceError) {
+        if invalidFilename { throw .invalidFilename(filename) }
+    }
+
+    /// The file's items now, decoded only if its bytes differ from what this instance last saw, and
+    /// the change to announce when another process changed it.
+    func current() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
+        operationLock.lock()
+        defer { operationLock.unlock() }
+        return try currentHoldingOperationLock()
+    }
+
+    /// `current()` for a caller that holds `operationLock`.
+    func currentHoldingOperationLock() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
+        let bytes: Data?
+        do {
+            bytes = try DurableFile.readIfPresent(url)
+        } catch {
+            if case .io(_, _, let code) = error, code == EISDIR { throw .noContentsAtPath(url.path) }
+            throw .readingError(error)
+        }
+        guard let bytes else {
+            return lock.withLock {
+                let old = state.cache?.items
+                state.cache = nil
+                return ([], old.map { $0.isEmpty ? [] : [.externalChange([])] } ?? [])
+            }
+        }
+        if let cached = lock.withLock({ state.cache }), cached.bytes == bytes {
+            return (cached.items, [])
+        }
+        let items = try decode(bytes)
+        return lock.withLock {
+            let old = state.cache?.items
+            state.cache = (bytes, items)
+            return (items, old.map { $0 == items ? [] : [.externalChange(items)] } ?? [])
+        }
+    }
+
+    func decode(_ bytes: Data) throws(DataPersistenceError) -> [T] {
+        do {
+            return try PlistDecoder().decode([T].self, from: bytes)
+        } catch let error as PlistError {
+            throw .propertyListDecodingError(FileStorageError.corrupt(url, error))
+        } catch {
+            throw .propertyListDecodingError(FileStorageError.decodingFailed(url, Self.describe(error)))
+        }
+    }
+
+    func encode(_ items: [T]) throws(DataPersistenceError) -> Data {
+        do {
+            return try PlistEncoder().encode(items)
+        } catch {
+            throw .propertyListEncodingError(FileStorageError.encodingFailed(url, Self.describe(error)))
+        }
+    }
+
+    /// A decoding or encoding error as one line: the coding path and the reason.
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case DecodingError.typeMismatch(_, let c), DecodingError.valueNotFound(_, let c),
+             DecodingError.keyNotFound(_, let c), DecodingError.dataCorrupted(let c):
+            return "at \(path(c.codingPath)): \(c.debugDescription)"
+        case EncodingError.invalidValue(_, let c):
+            return "at \(path(c.codingPath)): \(c.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+}
+
+/// Safe to share between threads when the items are: all state is behind a lock.
+extension DataPersistence: @unchecked Sendable where T: Sendable {}

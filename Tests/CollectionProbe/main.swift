@@ -1,1 +1,83 @@
-print("collection-probe: not yet")
+// collection-probe: a child process for CollectionStore's contention, crash and fault tests.
+//
+// Each command works on the file the test names (never on a folder from the environment), prints
+// one line of result on stdout and exits 0; `create-loop` never ends (the test kills it). A
+// `DataPersistenceError` prints `error: <description>` on stderr and exits 1.
+//
+//     create FILE PROCESS N        N × createItem(CollectionProbeItem(process: PROCESS, sequence: 1...N))
+//     create-loop FILE PROCESS     createItem forever, continuing after the highest sequence of PROCESS
+//                                  in the file; prints "ready <sequence>" after the first
+//     create-one FILE PROCESS SEQ  one createItem
+//
+// `--start-after GATE` before the command prints `waiting` and holds the work until the file GATE
+// exists, so a batch of probes contends for real instead of starting one after another.
+import CollectionStore
+import Foundation
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prints `message` on stderr and exits with status 2.
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("usage: collection-probe \(message)\n".utf8))
+    exit(2)
+}
+
+/// Prints `waiting`, then returns once `gate` exists (at most 60 s).
+func waitForGate(_ gate: String) {
+    print("waiting")
+    fflush(nil)
+    let deadline = ContinuousClock.now + .seconds(60)
+    while access(gate, F_OK) != 0 {
+        guard ContinuousClock.now < deadline else { usage("\(gate) did not appear within 60 s") }
+        usleep(1_000)
+    }
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.count >= 2 && arguments[0] == "--start-after" {
+    let gate = arguments[1]
+    arguments.removeFirst(2)
+    waitForGate(gate)
+}
+guard arguments.count >= 2 else { usage("create|create-loop|create-one FILE ...") }
+let command = arguments[0]
+let file = URL(fileURLWithPath: arguments[1])
+let store = DataPersistence<CollectionProbeItem>(filename: file.lastPathComponent,
+                                                 directory: .folder(file.deletingLastPathComponent()),
+                                                 lockTimeout: .seconds(60))
+do {
+    switch command {
+    case "create":
+        guard arguments.count == 4, let process = Int(arguments[2]), let n = Int(arguments[3]) else {
+            usage("create FILE PROCESS N")
+        }
+        for sequence in 1...max(1, n) { try store.createItem(CollectionProbeItem(process: process, sequence: sequence)) }
+        print("created \(n)")
+    case "create-loop":
+        guard arguments.count == 3, let process = Int(arguments[2]) else { usage("create-loop FILE PROCESS") }
+        var sequence = try store.loadItems().filter { $0.process == process }.map(\.sequence).max() ?? 0
+        var announced = false
+        while true {
+            sequence += 1
+            try store.createItem(CollectionProbeItem(process: process, sequence: sequence, noteLength: 400))
+            if !announced {
+                print("ready \(sequence)")
+                fflush(nil)
+                announced = true
+            }
+        }
+    case "create-one":
+        guard arguments.count == 4, let process = Int(arguments[2]), let sequence = Int(arguments[3]) else {
+            usage("create-one FILE PROCESS SEQ")
+        }
+        try store.createItem(CollectionProbeItem(process: process, sequence: sequence))
+        print("created 1")
+    default:
+        usage("unknown command \(command)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,105 @@
+import FileStorageKit
+import Foundation
+
+/// Told about each item saved or deleted through a `DataPersistence`, after the write succeeded.
+///
+/// Called on the thread that made the change, outside the file lock. Both methods have empty
+/// default implementations. Whole-array changes (`synchronize`, `removeAll`, `transaction`) and
+/// other processes' changes are not reported here; ``DataPersistence/changes()`` reports everything.
+public protocol DataPersistenceDelegate: AnyObject {
+    /// `item` was created, or an item was updated to `item`.
+    func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T)
+    /// `item` was deleted.
+    func didDeleteItem<T>(_ persistence: DataPersistence<T>, item: T)
+}
+
+extension DataPersistenceDelegate {
+    public func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T) {}
+    public func didDeleteItem<T>(_ persistence: DataPersistence<T>, item: T) {}
+}
+
+/// One change to a `DataPersistence` file, as ``DataPersistence/changes()`` reports it.
+public enum DataPersistenceChange<T> {
+    /// `createItem` appended the item at `index`.
+    case created(T, index: Int)
+    /// The item at `index` was replaced.
+    case updated(old: T, new: T, index: Int)
+    /// The item at `index` was removed.
+    case deleted(T, index: Int)
+    /// The whole array changed at once: `synchronize`, `removeAll` or a `transaction`.
+    case replaced(old: [T], new: [T])
+    /// Another process or instance changed the file; these are its items now.
+    case externalChange([T])
+}
+
+extension DataPersistenceChange: Equatable where T: Equatable {}
+extension DataPersistenceChange: Sendable where T: Sendable {}
+
+extension DataPersistence {
+    /// The changes to the file from now on, made by this instance or, within about 20 ms, by any
+    /// other instance or process, until the stream is dropped.
+    ///
+    /// ```swift
+    /// for await change in cards.changes() {
+    ///     if case .created(let card, _) = change { print("new card:", card.front) }
+    /// }
+    /// ```
+    public func changes() -> AsyncStream<DataPersistenceChange<T>> where T: Sendable {
+        let (stream, continuation) = AsyncStream<DataPersistenceChange<T>>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = lock.withLock {
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = { continuation.yield($0) }
+            return id
+        }
+        // Take the token before priming the cache, both before the watcher starts (it may start late):
+        // a change after this moment is then either in the cache or still to be told.
+        let monitor = FileChangeMonitor(url: url)
+        let initial = monitor.changeToken
+        _ = try? current()
+        let watcher = Task.detached { [weak self] in
+            var seen = initial
+            while !Task.isCancelled {
+                let token = monitor.changeToken
+                if token != seen {
+                    // Holds no strong reference across the pause, so releasing the store ends the stream.
+                    guard let store = self else { return }
+                    // While this instance is busy (its own write moves the token too), look again later
+                    // rather than block a pool thread.
+                    if store.refreshIfIdle() { seen = token }
+                }
+                if self == nil { return }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        continuation.onTermination = { [weak self] _ in
+            watcher.cancel()
+            _ = self?.lock.withLock { self?.state.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Reads the file and tells observers what another writer changed, unless this instance is in the
+    /// middle of an operation; returns whether it read.
+    func refreshIfIdle() -> Bool {
+        guard operationLock.try() else { return false }
+        let changes = (try? currentHoldingOperationLock())?.1 ?? []
+        operationLock.unlock()
+        publish(changes)
+        return true
+    }
+
+    /// Tells observers and the delegate about `changes`, outside every lock.
+    func publish(_ changes: [DataPersistenceChange<T>]) {
+        guard !changes.isEmpty else { return }
+        let (observers, delegate) = lock.withLock { (Array(state.observers.values), state.delegate) }
+        for change in changes {
+            for observer in observers { observer(change) }
+            switch change {
+            case .created(let item, _), .updated(_, let item, _): delegate?.didSaveItem(self, item: item)
+            case .deleted(let item, _): delegate?.didDeleteItem(self, item: item)
+            case .replaced, .externalChange: break
+            }
+        }
+    }
+}
