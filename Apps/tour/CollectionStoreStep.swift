@@ -46,12 +46,14 @@ struct CollectionStoreStep: TourStep {
             context.say("another instance deleted card 1; update(_:at: 0) by the stale index: \(error)")
         }
 
-        let writes = try cards.loadItems().count
+        let before = try cards.loadItems().count
+        let writes = cards.writeCount
         try cards.transaction { items in
             for n in 1...500 { items.append(Card(id: 100 + n, front: "word \(n)", back: "palabra \(n)")) }
         }
         loaded = try cards.loadItems()
-        context.say("transaction { 500 appends }: \(writes) → \(loaded.count) cards in one write")
+        try check(cards.writeCount == writes + 1, "the transaction wrote \(cards.writeCount - writes) times")
+        context.say("transaction { 500 appends }: \(before) → \(loaded.count) cards in one write")
         try sameAsFoundation(cards, loaded, context)
 
         let damaged = Data("not a property list".utf8)
