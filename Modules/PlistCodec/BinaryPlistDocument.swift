@@ -1,10 +1,23 @@
 import Foundation
 
+/// The reader's view of a file: a copy of its bytes in an array.
+typealias BinaryPlistDocument = BinaryPlistFile<[UInt8]>
+
+extension BinaryPlistFile where Bytes == [UInt8] {
+    /// Copies `data` and validates its trailer and offset table.
+    init(_ data: Data) throws {
+        try self.init(bytes: [UInt8](data))
+    }
+}
+
 /// A validated view of a `bplist00` file: its trailer and offset table, with bounds-checked access to
 /// each object's marker and payload. Every read is checked against the file before anything is
 /// allocated, so a count or offset in a hostile file cannot cause a large allocation or a crash.
-struct BinaryPlistDocument {
-    let bytes: [UInt8]
+///
+/// Generic over its storage so a large file can be read in place (an `UnsafeRawBufferPointer` over a
+/// memory-mapped file) as well as from an array.
+struct BinaryPlistFile<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
+    let bytes: Bytes
     let offsetIntSize: Int
     let objectRefSize: Int
     let numObjects: Int
@@ -13,10 +26,10 @@ struct BinaryPlistDocument {
     /// End of the object area (the offset table starts here).
     var objectsEnd: Int { offsetTableOffset }
 
-    static let trailerSize = 32
+    static var trailerSize: Int { 32 }
 
-    init(_ data: Data) throws {
-        bytes = [UInt8](data)
+    init(bytes: Bytes) throws {
+        self.bytes = bytes
         let n = bytes.count
         guard n >= 8, bytes[0..<7].elementsEqual("bplist0".utf8) else {
             throw PlistError(.unknownFormat, "binary plist: missing 'bplist0' header", at: .byte(0))
@@ -59,7 +72,7 @@ struct BinaryPlistDocument {
     }
 
     @inline(__always)
-    static func readUInt(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64 {
+    static func readUInt(_ bytes: Bytes, at offset: Int, width: Int) -> UInt64 {
         var v: UInt64 = 0
         for i in 0..<width { v = v << 8 | UInt64(bytes[offset + i]) }
         return v

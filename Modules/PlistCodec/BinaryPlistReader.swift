@@ -130,7 +130,7 @@ extension PlistDictionary {
 
 /// Decoding of non-container objects, shared by the value reader and the Codable decoder.
 enum BinaryScalar {
-    static func read(_ doc: BinaryPlistDocument, at offset: Int) throws -> PlistValue {
+    static func read<Bytes>(_ doc: BinaryPlistFile<Bytes>, at offset: Int) throws -> PlistValue {
         let bytes = doc.bytes
         let marker = bytes[offset]
         let high = marker >> 4, low = marker & 0x0F
@@ -148,22 +148,22 @@ enum BinaryScalar {
             let width = 1 << Int(low)
             try doc.checkRange(offset + 1, width, what: "an integer")
             if width == 16 {
-                let hi = BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: 8)
-                let lo = BinaryPlistDocument.readUInt(bytes, at: offset + 9, width: 8)
+                let hi = BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8)
+                let lo = BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 9, width: 8)
                 let v = Int128(truncatingIfNeeded: UInt128(hi) << 64 | UInt128(lo))
                 return .integer(PlistInteger(v, isWide: true))
             }
-            let u = BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: width)
+            let u = BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: width)
             // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
             let v = width == 8 ? Int128(Int64(bitPattern: u)) : Int128(u)
             return .integer(PlistInteger(v, isWide: false))
         case 0x2:
             if low == 2 {
                 try doc.checkRange(offset + 1, 4, what: "a 4-byte real")
-                return .float(Float(bitPattern: UInt32(BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: 4))))
+                return .float(Float(bitPattern: UInt32(BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 4))))
             } else if low == 3 {
                 try doc.checkRange(offset + 1, 8, what: "an 8-byte real")
-                return .real(Double(bitPattern: BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: 8)))
+                return .real(Double(bitPattern: BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8)))
             }
             throw PlistError(.malformed, "binary plist: real of width code \(low) is not 4 or 8 bytes", at: .byte(offset))
         case 0x3:
@@ -171,7 +171,7 @@ enum BinaryScalar {
                 throw PlistError(.malformed, "binary plist: date marker 0x\(hex(marker)) is not 0x33", at: .byte(offset))
             }
             try doc.checkRange(offset + 1, 8, what: "a date")
-            let t = Double(bitPattern: BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: 8))
+            let t = Double(bitPattern: BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8))
             return .date(Date(timeIntervalSinceReferenceDate: t))
         case 0x4:
             let (n, start) = try doc.count(nibble: low, markerAt: offset)
@@ -201,7 +201,7 @@ enum BinaryScalar {
                 throw PlistError(.malformed, "binary plist: UID of \(width) bytes is wider than 8", at: .byte(offset))
             }
             try doc.checkRange(offset + 1, width, what: "a UID")
-            return .uid(BinaryPlistDocument.readUInt(bytes, at: offset + 1, width: width))
+            return .uid(BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: width))
         default:
             throw PlistError(.malformed, "binary plist: marker 0x\(hex(marker)) is not a property-list object", at: .byte(offset))
         }

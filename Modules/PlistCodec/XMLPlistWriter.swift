@@ -24,7 +24,7 @@ struct XMLPlistWriter {
         out.append(repeating: 0x09, count: depth)
     }
 
-    private func writeNode(_ node: PlistNode, depth: Int, to out: ByteWriter) throws {
+    func writeNode(_ node: PlistNode, depth: Int, to out: ByteWriter) throws {
         if case .isolated(let inner) = node { return try writeNode(inner, depth: depth, to: out) }
         indent(depth, out)
         switch node {
@@ -116,7 +116,7 @@ struct XMLPlistWriter {
 
     /// Escapes `&`, `<` and `>`. Like Apple's writers, every other character is written as it is,
     /// control characters and NUL included (Apple's readers read them back).
-    private func writeEscaped(_ s: String, to out: ByteWriter) throws {
+    func writeEscaped(_ s: String, to out: ByteWriter) throws {
         var str = s
         str.withUTF8 { buf in
             var runStart = 0

@@ -1,0 +1,117 @@
+import Foundation
+
+/// Checks and converts property-list files without building a `PlistValue` tree, for files too large
+/// to hold as one.
+///
+/// Binary files are read in place (pass a memory-mapped `Data` to keep even the input out of the
+/// heap); the answers are those of the tree path: `validate` throws the `PlistError` that
+/// `PlistValue(parsing:)` throws, and `writeXML(fromBinary:)` writes the bytes of
+/// `PlistValue(parsing:).serialized(as: .xml, mode:)`.
+///
+/// ```swift
+/// let data = try Data(contentsOf: url, options: .alwaysMapped)
+/// try PlistStreaming.validate(data)
+/// try PlistStreaming.writeXML(fromBinary: data, mode: .coreFoundation) { chunk in handle.write(chunk) }
+/// ```
+public enum PlistStreaming {
+    /// Checks that `data` is a readable property list in any format.
+    ///
+    /// Binary files are checked object by object, with a few bytes of bookkeeping per object; XML and
+    /// OpenStep text are parsed as `PlistValue(parsing:)` parses them.
+    ///
+    /// - Throws: The `PlistError` `PlistValue(parsing:options:)` would throw for the same bytes.
+    public static func validate(_ data: Data, options: PlistReadOptions = PlistReadOptions()) throws {
+        guard PlistFormat.detect(data) == .binary else {
+            _ = try PlistValue(parsing: data, options: options)
+            return
+        }
+        try data.withUnsafeBytes { raw in
+            let doc = try BinaryPlistFile(bytes: raw)
+            var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
+            try validator.validate()
+        }
+    }
+
+    /// Writes the binary property list `data` as an XML property list, handing the text to `emit` in
+    /// chunks of about `chunkSize` bytes.
+    ///
+    /// The file is validated completely before the first chunk is emitted, so a malformed file emits
+    /// nothing.
+    ///
+    /// - Parameters:
+    ///   - data: A `bplist00` file.
+    ///   - mode: Whose XML layout to reproduce, as in `serialized(as:mode:)`.
+    ///   - chunkSize: Roughly how many bytes to gather before each call to `emit`.
+    ///   - emit: Receives the output in order; an error it throws stops the conversion.
+    /// - Throws: `PlistError` for a malformed file (kind `.unknownFormat` when it is not binary) or a
+    ///   value XML cannot hold; anything `emit` throws.
+    public static func writeXML(fromBinary data: Data, mode: PlistWriteMode = .foundation,
+                                options: PlistReadOptions = PlistReadOptions(), chunkSize: Int = 1 << 20,
+                                emit: (Data) throws -> Void) throws {
+        guard PlistFormat.detect(data) == .binary else {
+            throw PlistError(.unknownFormat, "binary plist: missing 'bplist0' header", at: .byte(0))
+        }
+        try data.withUnsafeBytes { raw in
+            let doc = try BinaryPlistFile(bytes: raw)
+            var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
+            try validator.validate()
+            try withoutActuallyEscaping(emit) { emit in
+                var stream = BinaryToXMLStream(doc: doc, mode: mode, chunkSize: chunkSize, emit: emit)
+                try stream.write()
+            }
+        }
+    }
+
+    /// Writes the XML property list `data` as a binary property list, handing the bytes to `emit` in
+    /// chunks of about `chunkSize` bytes.
+    ///
+    /// The bytes are those of `PlistValue(parsing:).serialized(as: .binary, mode:)`. A root array (and
+    /// arrays nested only in arrays) is converted element by element: each element is parsed, added to
+    /// a compact object table that keeps every scalar only as its encoded bytes, and dropped; input
+    /// already read is handed back to the system when `data` is a memory-mapped file. A document
+    /// whose root is a dictionary is held as a value one top-level entry at a time no better than the
+    /// tree path. Nothing is emitted unless the whole document parses.
+    ///
+    /// - Throws: The `PlistError` `PlistValue(parsing:)` would throw (kind `.unknownFormat` when
+    ///   `data` is not XML); anything `emit` throws.
+    public static func writeBinary(fromXML data: Data, mode: PlistWriteMode = .foundation,
+                                   options: PlistReadOptions = PlistReadOptions(), chunkSize: Int = 1 << 20,
+                                   emit: (Data) throws -> Void) throws {
+        guard PlistFormat.detect(data) == .xml else {
+            throw PlistError(.unknownFormat, "XML property list: the input is not XML", at: .line(1, column: 1))
+        }
+        var table = StreamingBinaryTable(mode: mode)
+        let maxDepth = options.maxDepth
+        try TextCursor.withUTF8Text(data) { text, base in
+            var parser = XMLPlistReader.Parser(text: text, base: base, maxDepth: maxDepth)
+            var released = 0
+            try parser.streamDocument(into: &table) { offset in
+                // Every 16 MB, ask the kernel to drop the pages already parsed: for a mapped file they
+                // are read back from the file if an error message needs them; other memory is kept.
+                guard offset - released >= 1 << 24 else { return }
+                released = InputPages.release(base, upTo: offset, from: released)
+            }
+        }
+        try table.serialize(chunkSize: max(chunkSize, 4096), emit: emit)
+    }
+}
+
+/// Hands parsed input pages back to the kernel.
+enum InputPages {
+    /// `MADV_PAGEOUT` (Linux 5.4): reclaim the pages; harmless on memory that is not a file mapping.
+    private static let pageOut: Int32 = 21
+
+    /// Releases the whole pages between `from` and `offset` of `base`; returns the new released offset.
+    static func release(_ base: UnsafePointer<UInt8>, upTo offset: Int, from released: Int) -> Int {
+        #if os(Linux)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let startAddress = (Int(bitPattern: base) + released + page - 1) / page * page
+        let endAddress = (Int(bitPattern: base) + offset) / page * page
+        guard endAddress > startAddress, let start = UnsafeMutableRawPointer(bitPattern: startAddress) else { return released }
+        _ = madvise(start, endAddress - startAddress, pageOut)
+        return endAddress - Int(bitPattern: base)
+        #else
+        return released
+        #endif
+    }
+}
