@@ -1,8 +1,12 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-/// The compiler plugin that provides StateGraph's macros.
+/// The compiler plug-in that provides StateGraph's macros.
 @main
 struct StateGraphMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = []
+    let providingMacros: [any Macro.Type] = [
+        GraphStoredMacro.self,
+        GraphComputedMacro.self,
+        GraphIgnoredMacro.self,
+    ]
 }

@@ -1,0 +1,29 @@
+/// A get/set pair for a node's value, for UI code and helpers that take a binding.
+///
+/// ```swift
+/// let debug = model.$debugMode.binding
+/// debug.value.toggle()
+/// ```
+public struct GraphBinding<Value>: @unchecked Sendable {
+    private let get: () -> Value
+    private let set: (Value) -> Void
+
+    /// A binding reading with `get` and writing with `set`.
+    public init(get: @escaping () -> Value, set: @escaping (Value) -> Void) {
+        self.get = get
+        self.set = set
+    }
+
+    /// The value: reading calls the getter, writing the setter.
+    public var value: Value {
+        get { get() }
+        nonmutating set { set(newValue) }
+    }
+}
+
+extension Stored {
+    /// A get/set pair for this node's value.
+    public var binding: GraphBinding<Value> {
+        GraphBinding(get: { self.wrappedValue }, set: { self.wrappedValue = $0 })
+    }
+}

@@ -1,0 +1,50 @@
+import FileStorageKit
+import Foundation
+import Synchronization
+
+/// A stored node could not write its value to its suite, or read what another writer put there.
+///
+/// A setter cannot throw, so these are not thrown: the node keeps its value in memory, remembers the
+/// error (`Stored.storageError`), and reports it to `GraphStorageErrors.handler`.
+public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public enum Operation: String, Sendable {
+        /// Turning the value into property-list values.
+        case encode
+        /// Turning the suite's value for the key into the node's type.
+        case decode
+        /// Writing the suite's file.
+        case write
+    }
+
+    /// The suite's file.
+    public let url: URL
+    /// The key in the suite.
+    public let key: String
+    /// What failed.
+    public let operation: Operation
+    /// Why, as the underlying error describes it.
+    public let reason: String
+
+    /// The file, the key, what failed and why, on one line.
+    public var description: String {
+        "\(url.path), key \(key): cannot \(operation.rawValue): \(reason)"
+    }
+}
+
+/// Where stored nodes report the errors their setters cannot throw.
+public enum GraphStorageErrors {
+    private static let current = Mutex<@Sendable (GraphStorageError) -> Void>({ error in
+        FileHandle.standardError.write(Data("StateGraph: \(error)\n".utf8))
+    })
+
+    /// Called with every storage error, on the thread that hit it. By default prints to standard error.
+    public static var handler: @Sendable (GraphStorageError) -> Void {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    static func report(_ error: GraphStorageError) {
+        handler(error)
+    }
+}

@@ -1,0 +1,81 @@
+import Synchronization
+
+/// Runs `apply`, recording the graph nodes it reads, and calls `onChange` once, the first time one of
+/// them changes.
+///
+/// The graph's counterpart of Observation's `withObservationTracking`: `onChange` runs on the thread
+/// that made the change, after the change has reached every dependent (so reading a node inside
+/// `onChange` gives its new value), or at the end of a `withGraphBatch`. To keep reacting, track
+/// again from `onChange`, or use `GraphSubscription`.
+///
+/// ```swift
+/// withGraphTracking {
+///     _ = model.shouldShowDebugOptions
+/// } onChange: {
+///     print("debug options changed")
+/// }
+/// ```
+///
+/// - Returns: What `apply` returned.
+@discardableResult
+public func withGraphTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
+    let observer = OneShotObserver(onChange)
+    let recorder = GraphRecorder(owner: observer, isEvaluation: false, previous: [])
+    let result = try GraphRecorder.with(recorder) { try apply() }
+    observer.attach(to: recorder.reads)
+    return result
+}
+
+/// An observer that fires once and then lets go of the nodes it watched.
+final class OneShotObserver: @unchecked Sendable {
+    private let onChange: @Sendable () -> Void
+    private let state = Mutex<Void>(())
+    nonisolated(unsafe) private var fired = false
+    nonisolated(unsafe) private var dependencies: [any GraphDependency] = []
+
+    init(_ onChange: @escaping @Sendable () -> Void) {
+        self.onChange = onChange
+    }
+
+    func attach(to reads: [any GraphDependency]) {
+        let detachNow = state.withLock { _ -> Bool in
+            dependencies = reads
+            return fired
+        }
+        if detachNow { detach() }
+    }
+
+    private func detach() {
+        let list = state.withLock { _ -> [any GraphDependency] in
+            let list = dependencies
+            dependencies = []
+            return list
+        }
+        for dependency in list { dependency.removeDependent(ObjectIdentifier(self)) }
+    }
+}
+
+extension OneShotObserver: GraphDependent {
+    // Nobody else keeps a one-shot observer: the nodes it watches do, until it fires.
+    @usableFromInline
+    var isRetainedByDependencies: Bool { true }
+
+    @usableFromInline
+    func invalidate(_ work: inout GraphPropagation) {
+        work.notifications.append(self)
+    }
+}
+
+extension OneShotObserver: GraphNotifying {
+    @usableFromInline
+    func notifyObservers() {
+        let first = state.withLock { _ -> Bool in
+            if fired { return false }
+            fired = true
+            return true
+        }
+        guard first else { return }
+        detach()
+        onChange()
+    }
+}

@@ -1,0 +1,62 @@
+/// Where a `@GraphStored` property keeps its value: `.memory`, `.userDefaults(key:)` or
+/// `.userDefaults(suite:key:)`.
+public struct GraphStorageBacking: Sendable, Equatable {
+    enum Place: Equatable {
+        case memory
+        /// A key of a suite; `nil` is the standard suite.
+        case suite(String?, key: String)
+    }
+
+    let place: Place
+
+    /// In memory, for the life of the instance (the default).
+    public static let memory = GraphStorageBacking(place: .memory)
+
+    /// Under `key` in the standard suite (named after the program; see `GraphStorageLocation`).
+    public static func userDefaults(key: String) -> GraphStorageBacking {
+        GraphStorageBacking(place: .suite(nil, key: key))
+    }
+
+    /// Under `key` in the suite `suite`.
+    public static func userDefaults(suite: String, key: String) -> GraphStorageBacking {
+        GraphStorageBacking(place: .suite(suite, key: key))
+    }
+}
+
+/// Makes a property a stored graph node, `$name`, kept in memory or in a defaults suite.
+///
+/// ```swift
+/// final class Counter {
+///     @GraphStored var count: Int = 0                                        // memory
+///     @GraphStored(backed: .userDefaults(key: "theme")) var theme = "light"   // needs a type annotation
+///     @GraphStored(backed: .userDefaults(suite: "com.myapp.settings", key: "apiEndpoint"))
+///     var apiEndpoint: String = "https://api.example.com"
+/// }
+/// ```
+///
+/// The property needs a type annotation and an initial value (an optional may omit it: `nil`). With a
+/// suite, the initial value is the default shown while the suite has no value for the key, and the
+/// type must be `Codable`.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(`$`))
+public macro GraphStored(backed: GraphStorageBacking = .memory) =
+    #externalMacro(module: "StateGraphMacros", type: "GraphStoredMacro")
+
+/// Makes a property a computed graph node, `$name`, whose rule the type's `init` sets.
+///
+/// ```swift
+/// @GraphComputed var displayName: String
+///
+/// init() {
+///     self.$displayName = .init { [$userName] _ in
+///         $userName.wrappedValue.isEmpty ? "Anonymous User" : $userName.wrappedValue
+///     }
+/// }
+/// ```
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(`$`))
+public macro GraphComputed() = #externalMacro(module: "StateGraphMacros", type: "GraphComputedMacro")
+
+/// Marks a property the graph macros leave alone (they put it on the `$` nodes they generate).
+@attached(peer)
+public macro GraphIgnored() = #externalMacro(module: "StateGraphMacros", type: "GraphIgnoredMacro")

@@ -1,0 +1,32 @@
+import Observation
+
+/// What Observation sees of a computed node: the subject its reads and changes are reported on.
+///
+/// A separate object, so the node's dependencies can notify Observation without holding the node
+/// itself (see `DependentHandle`): notifying runs observers' code, which must not happen while the
+/// handle's lock is held, and the node may be going away meanwhile.
+@usableFromInline
+final class ObservationRelay: Observable, @unchecked Sendable {
+    @usableFromInline let registrar = ObservationRegistrar()
+    /// Made once: a key path literal in the hot path would be instantiated on every read.
+    @usableFromInline let keyPath: KeyPath<ObservationRelay, Int> = \ObservationRelay.value
+
+    /// The member Observation is told about; it holds nothing.
+    @usableFromInline var value: Int { 0 }
+
+    @usableFromInline init() {}
+
+    /// Reports a read of the node to Observation.
+    @inlinable
+    func access() {
+        registrar.access(self, keyPath: keyPath)
+    }
+}
+
+extension ObservationRelay: GraphNotifying {
+    @usableFromInline
+    func notifyObservers() {
+        registrar.willSet(self, keyPath: keyPath)
+        registrar.didSet(self, keyPath: keyPath)
+    }
+}

@@ -1,1 +1,0 @@
-// StateGraph (issue 6). Placeholder until the module lands.

@@ -1,0 +1,185 @@
+import FileStorageKit
+import Foundation
+import PlistCodec
+import Synchronization
+
+/// How a stored node keeps its value under one key of a suite: encoding, decoding, the last value the
+/// suite held, and the lock that keeps the node's memory and the file in the same order.
+@usableFromInline
+final class SuiteBinding<Value>: @unchecked Sendable {
+    let entry: SuiteEntry
+    let key: String
+    let defaultValue: Value
+    private let encode: (Value) throws -> PlistValue?
+    private let decode: (PlistValue) throws -> Value
+    /// Held while a write or a reload changes the node and the file, so they happen in one order.
+    private let writeLock = Mutex<Void>(())
+    // Guarded by `writeLock`.
+    /// What the suite held for the key when last read or written (`nil`: no value, the default shows).
+    nonisolated(unsafe) private var lastEncoded: PlistValue?
+    nonisolated(unsafe) private(set) var lastError: GraphStorageError?
+
+    init(entry: SuiteEntry, key: String, defaultValue: Value, encode: @escaping (Value) throws -> PlistValue?,
+         decode: @escaping (PlistValue) throws -> Value) {
+        self.entry = entry
+        self.key = key
+        self.defaultValue = defaultValue
+        self.encode = encode
+        self.decode = decode
+    }
+
+    /// The suite's value for the key, decoded, or the default when there is none (or it does not decode).
+    func loadInitialValue() -> Value {
+        writeLock.withLock { _ in
+            let stored = entry.suite.object(forKey: key)
+            lastEncoded = stored
+            guard let stored else { return defaultValue }
+            do {
+                return try decode(stored)
+            } catch {
+                fail(.decode, error)
+                return defaultValue
+            }
+        }
+    }
+
+    /// The last error, read under the lock.
+    var storageError: GraphStorageError? { writeLock.withLock { _ in lastError } }
+
+    /// Sets the node to `newValue` and writes it to the suite if its encoding differs from the file's.
+    @usableFromInline
+    func write(_ newValue: Value, to node: Stored<Value>) {
+        var change: StoredChange?
+        writeLock.withLock { _ in
+            // Equal to the node's value (the default included, while the suite has none): no change, no write.
+            if node.holds(newValue) { return }
+            let encoded: PlistValue?
+            do {
+                encoded = try encode(newValue)
+            } catch {
+                fail(.encode, error)
+                change = node.store(newValue)
+                return
+            }
+            // A value the node cannot compare whose encoding is what the suite holds: nothing to do.
+            if node.isEqual == nil, encoded == (lastEncoded ?? (try? encode(node.currentValue))) { return }
+            // The file first: the node's change counts as a write in progress until it has spread
+            // (see `GraphClock`), and that should not last as long as a durable write.
+            do {
+                entry.writes.add(1, ordering: .relaxed)
+                try entry.suite.set(encoded, forKey: key)
+                lastEncoded = encoded
+                lastError = nil
+            } catch {
+                fail(.write, error)
+            }
+            change = node.store(newValue)
+        }
+        change?.spread()
+    }
+
+    /// Brings a value another writer put in the suite into the node, and spreads it if it differs.
+    func reload(into node: Stored<Value>) {
+        var change: StoredChange?
+        writeLock.withLock { _ in
+            let stored = entry.suite.object(forKey: key)
+            guard stored != lastEncoded else { return }
+            lastEncoded = stored
+            guard let stored else {
+                change = node.store(defaultValue)
+                return
+            }
+            do {
+                change = node.store(try decode(stored))
+            } catch {
+                fail(.decode, error)
+            }
+        }
+        change?.spread()
+    }
+
+    private func fail(_ operation: GraphStorageError.Operation, _ error: any Error) {
+        let failure = GraphStorageError(url: entry.suite.url, key: key, operation: operation, reason: "\(error)")
+        lastError = failure
+        GraphStorageErrors.report(failure)
+    }
+}
+
+/// Lets the binding see through `Optional` without knowing the wrapped type: `nil` removes the key.
+protocol OptionalGraphValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalGraphValue {
+    var isNone: Bool { self == nil }
+}
+
+extension Stored: SuiteListener {
+    func suiteValueChanged() {
+        suiteBinding?.reload(into: self)
+    }
+}
+
+extension Stored where Value: Codable {
+    /// Creates a node kept where `backing` says: in memory, or under a key of a defaults suite.
+    ///
+    /// With `.userDefaults`, the value is read from the suite now (the default when the key has none)
+    /// and written to it on every set that changes what the suite holds; `nil` removes the key, so the
+    /// default shows again. A value another process writes reaches the node and its dependents within
+    /// moments. The suite's folder and the standard suite's name come from `GraphStorageLocation`.
+    ///
+    /// - Parameters:
+    ///   - name: A name for descriptions.
+    ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
+    ///   - defaultValue: The value while the suite holds none for the key.
+    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value) {
+        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: nil)
+    }
+
+    convenience init(name: String, backing: GraphStorageBacking, defaultValue: Value,
+                     isEqual: ((Value, Value) -> Bool)?) {
+        let suiteName: String
+        let key: String
+        switch backing.place {
+        case .memory:
+            self.init(name: name, value: defaultValue, isEqual: isEqual, binding: nil)
+            return
+        case .suite(let suite, let k):
+            suiteName = suite ?? GraphStorageLocation.currentStandardSuiteName
+            key = k
+        }
+        let entry = SuiteEntry.shared(folder: GraphStorageLocation.currentFolder, suiteName: suiteName)
+        let binding = SuiteBinding<Value>(entry: entry, key: key, defaultValue: defaultValue, encode: { value in
+            if let optional = value as? any OptionalGraphValue, optional.isNone { return nil }
+            return try PlistEncoder().encodeToValue(value)
+        }, decode: { stored in
+            try PlistDecoder().decode(Value.self, from: stored)
+        })
+        self.init(name: name, value: binding.loadInitialValue(), isEqual: isEqual, binding: binding)
+        entry.listen(self, forKey: key)
+        // A write between the first read and `listen` would otherwise go unnoticed.
+        binding.reload(into: self)
+    }
+
+    /// The last error writing or reading the suite, or `nil` once a write succeeds again.
+    public var storageError: GraphStorageError? { suiteBinding?.storageError }
+
+    /// How many writes this node's suite received from nodes of this process (for tests).
+    package var suiteWriteCount: Int { suiteBinding?.entry.writes.load(ordering: .relaxed) ?? 0 }
+
+    /// The suite this node is kept in, or `nil` for a memory node.
+    public var suite: DefaultsSuite? { suiteBinding?.entry.suite }
+}
+
+extension Stored where Value: Codable & Equatable {
+    /// Creates a node kept where `backing` says; setting a value equal to the current one changes and
+    /// writes nothing.
+    ///
+    /// - Parameters:
+    ///   - name: A name for descriptions.
+    ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
+    ///   - defaultValue: The value while the suite holds none for the key.
+    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value) {
+        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: { $0 == $1 })
+    }
+}

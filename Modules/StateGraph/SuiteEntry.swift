@@ -1,0 +1,83 @@
+import FileStorageKit
+import Foundation
+import PlistCodec
+import Synchronization
+
+/// Something kept in a suite that wants to hear when its key changes.
+protocol SuiteListener: AnyObject {
+    /// The suite's value for the key may have changed (this process or another wrote it).
+    func suiteValueChanged()
+}
+
+/// One suite file as the graph uses it: a `DefaultsSuite` shared by every node of that file in the
+/// process, a write counter, and the watcher that brings other processes' writes to the nodes.
+///
+/// Entries are shared through a registry of weak references: the nodes keep their entry alive, and
+/// when the last node goes, the entry stops watching.
+final class SuiteEntry: @unchecked Sendable {
+    let suite: DefaultsSuite
+    /// How many times a node wrote to the suite (a set that changed nothing on disk still counts).
+    let writes = Atomic<Int>(0)
+    private let lock = Mutex<Void>(())
+    nonisolated(unsafe) private var listeners: [String: [WeakListener]] = [:]
+    nonisolated(unsafe) private var watcher: Task<Void, Never>?
+
+    private struct WeakListener {
+        weak var listener: (any SuiteListener)?
+    }
+
+    private init(suite: DefaultsSuite) {
+        self.suite = suite
+    }
+
+    deinit {
+        watcher?.cancel()
+    }
+
+    /// Starts listening to the suite's changes, from this process and others.
+    private func startWatching() {
+        let changes = suite.changes()
+        watcher = Task.detached { [weak self] in
+            for await key in changes {
+                guard let self else { return }
+                self.keyChanged(key)
+            }
+        }
+    }
+
+    /// Registers `listener` for `key` (held weakly).
+    func listen(_ listener: any SuiteListener, forKey key: String) {
+        lock.withLock { _ in
+            listeners[key, default: []].removeAll { $0.listener == nil }
+            listeners[key, default: []].append(WeakListener(listener: listener))
+        }
+    }
+
+    private func keyChanged(_ key: String) {
+        let targets = lock.withLock { _ in listeners[key]?.compactMap(\.listener) ?? [] }
+        for target in targets { target.suiteValueChanged() }
+    }
+
+    // MARK: Registry
+
+    private struct WeakEntry: @unchecked Sendable {
+        weak var entry: SuiteEntry?
+    }
+
+    private static let registry = Mutex<[String: WeakEntry]>([:])
+
+    /// The entry of the suite `name` in `folder`, shared with every node of the same file.
+    static func shared(folder: URL, suiteName: String) -> SuiteEntry {
+        let suite = DefaultsSuite(suiteName: suiteName, folder: folder)
+        let path = suite.url.path
+        let (entry, isNew) = registry.withLock { table -> (SuiteEntry, Bool) in
+            if let existing = table[path]?.entry { return (existing, false) }
+            let created = SuiteEntry(suite: suite)
+            table = table.filter { $0.value.entry != nil }
+            table[path] = WeakEntry(entry: created)
+            return (created, true)
+        }
+        if isNew { entry.startWatching() }
+        return entry
+    }
+}

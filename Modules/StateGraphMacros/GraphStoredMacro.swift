@@ -1,0 +1,78 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@GraphStored`: turns `var name: T = value` into accessors over a generated stored node `$name`.
+///
+/// In memory (no argument, or `backed: .memory`) the node is `Stored(name:wrappedValue:)` and an
+/// `init` accessor lets an initializer assign the property. With any other backing the node is
+/// `Stored(name:backing:defaultValue:)` and the initial value is the default.
+public struct GraphStoredMacro {
+    /// The `backed:` argument's expression, or `nil` for memory.
+    static func backing(of attribute: AttributeSyntax) -> ExprSyntax? {
+        guard case .argumentList(let arguments)? = attribute.arguments,
+              let argument = arguments.first(where: { $0.label?.text == "backed" }) else { return nil }
+        let expression = argument.expression.trimmed
+        if let member = expression.as(MemberAccessExprSyntax.self), member.base == nil,
+           member.declName.baseName.text == "memory" {
+            return nil
+        }
+        return expression
+    }
+}
+
+extension GraphStoredMacro: AccessorMacro {
+    public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+                                 in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
+        guard let shape = PropertyShape.read(declaration, in: context, diagnose: false),
+              shape.initializer != nil || shape.isOptional else { return [] }
+        let name = shape.name
+        var accessors: [AccessorDeclSyntax] = []
+        if backing(of: node) == nil {
+            accessors.append(
+                """
+                @storageRestrictions(accesses: $\(raw: name))
+                init(initialValue) {
+                    $\(raw: name).wrappedValue = initialValue
+                }
+                """)
+        }
+        accessors.append(
+            """
+            get {
+                return $\(raw: name).wrappedValue
+            }
+            """)
+        accessors.append(
+            """
+            set {
+                $\(raw: name).wrappedValue = newValue
+            }
+            """)
+        return accessors
+    }
+}
+
+extension GraphStoredMacro: PeerMacro {
+    public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+        guard let shape = PropertyShape.read(declaration, in: context, diagnose: true) else { return [] }
+        guard let initial = shape.initializer ?? (shape.isOptional ? ExprSyntax("nil") : nil) else {
+            context.diagnose(Diagnostic(node: Syntax(shape.variable), message: GraphMacroDiagnostic.storedNeedsValue))
+            return []
+        }
+        let name = shape.name
+        let creation: String
+        if let backing = backing(of: node) {
+            creation = ".init(name: \"\(name)\", backing: \(backing.trimmedDescription), defaultValue: \(initial.trimmedDescription))"
+        } else {
+            creation = ".init(name: \"\(name)\", wrappedValue: \(initial.trimmedDescription))"
+        }
+        return [
+            """
+            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)let $\(raw: name): StateGraph.Stored<\(shape.type)> = \(raw: creation)
+            """,
+        ]
+    }
+}

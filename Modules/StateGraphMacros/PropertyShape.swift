@@ -1,0 +1,80 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// What the graph macros need to know about the property they are attached to.
+struct PropertyShape {
+    let variable: VariableDeclSyntax
+    let name: String
+    let type: TypeSyntax
+    let initializer: ExprSyntax?
+    /// The access modifier for the generated `$name` node (the setter's, when restricted), or "".
+    let nodeAccess: String
+
+    /// Whether the type is spelled as an optional (`T?`, `T!`, `Optional<T>`).
+    var isOptional: Bool {
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let named = type.as(IdentifierTypeSyntax.self), named.name.text == "Optional" { return true }
+        if let member = type.as(MemberTypeSyntax.self), member.name.text == "Optional" { return true }
+        return false
+    }
+
+    /// Reads `declaration`, or emits a diagnostic and returns `nil`.
+    static func read(_ declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext,
+                     diagnose: Bool) -> PropertyShape? {
+        func fail(_ message: GraphMacroDiagnostic, at node: some SyntaxProtocol) -> PropertyShape? {
+            if diagnose { context.diagnose(Diagnostic(node: Syntax(node), message: message)) }
+            return nil
+        }
+        guard let variable = declaration.as(VariableDeclSyntax.self) else {
+            return fail(.notAVariable, at: declaration)
+        }
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            let fixIt = FixIt(message: GraphMacroFixIt(message: "change 'let' to 'var'"), changes: [
+                .replace(oldNode: Syntax(variable.bindingSpecifier),
+                         newNode: Syntax(TokenSyntax.keyword(.var, trailingTrivia: .space))),
+            ])
+            if diagnose {
+                context.diagnose(Diagnostic(node: Syntax(variable.bindingSpecifier),
+                                            message: GraphMacroDiagnostic.letProperty, fixIts: [fixIt]))
+            }
+            return nil
+        }
+        if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) {
+            return fail(.staticProperty, at: variable)
+        }
+        guard variable.bindings.count == 1, let binding = variable.bindings.first,
+              let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
+            return fail(.multipleBindings, at: variable)
+        }
+        if let accessors = binding.accessorBlock {
+            switch accessors.accessors {
+            case .getter:
+                return fail(.hasAccessors, at: accessors)
+            case .accessors(let list):
+                let kinds = list.map(\.accessorSpecifier.text)
+                if kinds.contains(where: { $0 == "willSet" || $0 == "didSet" }) { return fail(.observers, at: accessors) }
+                return fail(.hasAccessors, at: accessors)
+            }
+        }
+        guard let type = binding.typeAnnotation?.type.trimmed else {
+            return fail(.missingType, at: binding)
+        }
+        return PropertyShape(variable: variable, name: identifier.identifier.trimmedDescription, type: type,
+                             initializer: binding.initializer?.value.trimmed,
+                             nodeAccess: nodeAccess(of: variable.modifiers))
+    }
+
+    /// The generated node's access: the setter's level when it is restricted (`private(set)`), since the
+    /// node can set the value, else the property's.
+    private static func nodeAccess(of modifiers: DeclModifierListSyntax) -> String {
+        let levels = ["open", "public", "package", "internal", "fileprivate", "private"]
+        var access = ""
+        for modifier in modifiers where levels.contains(modifier.name.text) {
+            let level = modifier.name.text == "open" ? "public" : modifier.name.text
+            if modifier.detail?.detail.text == "set" { return level + " " }
+            access = level + " "
+        }
+        return access
+    }
+}

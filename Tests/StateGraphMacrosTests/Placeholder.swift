@@ -1,1 +1,0 @@
-// StateGraphMacrosTests: placeholder

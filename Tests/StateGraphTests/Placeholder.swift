@@ -1,1 +1,0 @@
-// StateGraphTests: placeholder
