@@ -49,7 +49,7 @@ let package = Package(
         ], path: "Modules/StateGraphMacros"),
         module("StateGraph", dependencies: ["StateGraphMacros", "FileStorageKit", "PlistCodec"]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
-        .target(name: "PlistTool", dependencies: ["PlistCodec", argumentParser], path: "Apps/plist/PlistTool"),
+        .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
         app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "PlistTool"]),
         app("profile", dependencies: ["ModelPersistence", argumentParser]),
         app("flashcards", dependencies: ["CollectionStore", argumentParser]),
