@@ -14,23 +14,31 @@ extension DataPersistence where T: Identifiable {
     /// - Returns: `false` (and writes nothing) when no item has that id.
     @discardableResult
     public func update(_ item: T) throws(DataPersistenceError) -> Bool {
-        let (found, changes) = try mutate { items, _ throws(DataPersistenceError) -> (old: T, index: Int)? in
-            guard let index = items.firstIndex(where: { $0.id == item.id }) else { return nil }
-            defer { items[index] = item }
-            return (items[index], index)
-        }
-        publish(changes + (found.map { [.updated(old: $0.old, new: item, index: $0.index)] } ?? []))
-        return found != nil
+        try perform(replacing(id: item))
     }
 
     /// Removes the item with `id` from the newest file and returns it; `nil` (and no write) when none has it.
     @discardableResult
     public func deleteItem(id: T.ID) throws(DataPersistenceError) -> T? {
-        let (found, changes) = try mutate(deleting: true) { items, _ throws(DataPersistenceError) -> (old: T, index: Int)? in
-            guard let index = items.firstIndex(where: { $0.id == id }) else { return nil }
-            return (items.remove(at: index), index)
-        }
-        publish(changes + (found.map { [.deleted($0.old, index: $0.index)] } ?? []))
-        return found?.old
+        try perform(deleting(id: id))
+    }
+
+    func replacing(id item: T) -> Mutation<Bool> {
+        var found: (old: T, index: Int)?
+        return Mutation(apply: { items, _ throws(DataPersistenceError) in
+            guard let index = items.firstIndex(where: { $0.id == item.id }) else { return false }
+            found = (items[index], index)
+            items[index] = item
+            return true
+        }, changes: { _ in found.map { [.updated(old: $0.old, new: item, index: $0.index)] } ?? [] })
+    }
+
+    func deleting(id: T.ID) -> Mutation<T?> {
+        var index = 0
+        return Mutation(deleting: true, apply: { items, _ throws(DataPersistenceError) in
+            guard let found = items.firstIndex(where: { $0.id == id }) else { return nil }
+            index = found
+            return items.remove(at: found)
+        }, changes: { $0.map { [.deleted($0, index: index)] } ?? [] })
     }
 }

@@ -10,11 +10,7 @@ extension DataPersistence {
     /// - Throws: ``DataPersistenceError/propertyListDecodingError(_:)`` when the file cannot be
     ///   decoded (it is left untouched), `.propertyListEncodingError`, or `.writingError`.
     public func createItem(_ item: T) throws(DataPersistenceError) {
-        let (index, changes) = try mutate { items, _ throws(DataPersistenceError) in
-            items.append(item)
-            return items.count - 1
-        }
-        publish(changes + [.created(item, index: index)])
+        try perform(creating(item))
     }
 
     /// Replaces the first item equal to `oldItem` with `newItem`.
@@ -22,13 +18,7 @@ extension DataPersistence {
     /// - Returns: `false` (and writes nothing) when no item equals `oldItem` in the newest file.
     @discardableResult
     public func update(_ oldItem: T, with newItem: T) throws(DataPersistenceError) -> Bool {
-        let (index, changes) = try mutate { items, _ throws(DataPersistenceError) -> Int? in
-            guard let index = items.firstIndex(of: oldItem) else { return nil }
-            items[index] = newItem
-            return index
-        }
-        publish(changes + (index.map { [.updated(old: oldItem, new: newItem, index: $0)] } ?? []))
-        return index != nil
+        try perform(replacing(oldItem, with: newItem))
     }
 
     /// Replaces the item at `index` of the items as this instance last saw them.
@@ -37,12 +27,7 @@ extension DataPersistence {
     ///   ``DataPersistenceError/indexConflict(index:path:)`` when the file no longer has that item
     ///   at that index (nothing is written), or the errors of `createItem(_:)`.
     public func update(_ item: T, at index: Int) throws(DataPersistenceError) {
-        let (old, changes) = try mutate { items, seen throws(DataPersistenceError) in
-            let old = try checkedIndex(index, in: items, seen: seen)
-            items[index] = item
-            return old
-        }
-        publish(changes + [.updated(old: old, new: item, index: index)])
+        try perform(replacing(at: index, with: item))
     }
 
     /// Removes the item at `index` of the items as this instance last saw them, and returns it.
@@ -52,13 +37,7 @@ extension DataPersistence {
     /// - Throws: As `update(_:at:)`; a failed write is ``DataPersistenceError/deletingError(_:)``.
     @discardableResult
     public func deleteItem(at index: Int) throws(DataPersistenceError) -> T {
-        let (old, changes) = try mutate(deleting: true) { items, seen throws(DataPersistenceError) in
-            let old = try checkedIndex(index, in: items, seen: seen)
-            items.remove(at: index)
-            return old
-        }
-        publish(changes + [.deleted(old, index: index)])
-        return old
+        try perform(deleting(at: index))
     }
 
     /// Replaces the whole array with `items`, for example after reordering.
@@ -68,30 +47,19 @@ extension DataPersistence {
     /// ``DataPersistenceError/outOfDate(path:)`` and writes nothing. Use ``transaction(_:)`` to
     /// change the newest items in place.
     public func synchronize(_ items: [T]) throws(DataPersistenceError) {
-        let path = url.path
-        let (old, changes) = try mutate { current, seen throws(DataPersistenceError) in
-            guard current == (seen ?? []) else { throw .outOfDate(path: path) }
-            let old = current
-            current = items
-            return old
-        }
-        publish(changes + (old == items ? [] : [.replaced(old: old, new: items)]))
+        try perform(synchronizing(items))
     }
 
     /// Empties the file (it stays, holding an empty array).
     public func removeAll() throws(DataPersistenceError) {
-        let (old, changes) = try mutate(deleting: true) { items, _ throws(DataPersistenceError) in
-            defer { items.removeAll() }
-            return items
-        }
-        publish(changes + (old.isEmpty ? [] : [.replaced(old: old, new: [])]))
+        try perform(removingAll())
     }
 
     /// Applies many changes to the newest items with one write.
     ///
     /// `body` gets the file's items under the lock; whatever it leaves in the array is written
-    /// once, durably, and only if it differs. If `body` throws, nothing is written. Do not call
-    /// this instance from inside `body` (the lock is not re-entrant).
+    /// once, durably, and only if it differs. If `body` throws, nothing is written and its error is
+    /// rethrown. Do not call this instance from inside `body` (the lock is not re-entrant).
     ///
     /// ```swift
     /// try cards.transaction { items in
@@ -100,17 +68,84 @@ extension DataPersistence {
     /// ```
     @discardableResult
     public func transaction<R>(_ body: (inout [T]) throws -> R) throws -> R {
+        try withoutActuallyEscaping(body) { body in try perform(transacting(body)).get() }
+    }
+
+    // MARK: The mutations, each described once for the synchronous and the async forms
+
+    /// One mutation: what it does to the newest items under the lock, and what it announces after.
+    struct Mutation<R> {
+        /// Whether a failed write is a `.deletingError` rather than a `.writingError`.
+        var deleting = false
+        /// Changes the items; also gets the items as the caller last saw them (`nil` if never loaded).
+        var apply: (inout [T], _ seen: [T]?) throws(DataPersistenceError) -> R
+        /// The changes to tell observers once the write succeeded.
+        var changes: (R) -> [DataPersistenceChange<T>]
+    }
+
+    func creating(_ item: T) -> Mutation<Void> {
+        var index = 0
+        return Mutation(apply: { items, _ throws(DataPersistenceError) in
+            items.append(item)
+            index = items.count - 1
+        }, changes: { [.created(item, index: index)] })
+    }
+
+    func replacing(_ oldItem: T, with newItem: T) -> Mutation<Bool> {
+        var index: Int?
+        return Mutation(apply: { items, _ throws(DataPersistenceError) in
+            index = items.firstIndex(of: oldItem)
+            guard let index else { return false }
+            items[index] = newItem
+            return true
+        }, changes: { _ in index.map { [.updated(old: oldItem, new: newItem, index: $0)] } ?? [] })
+    }
+
+    func replacing(at index: Int, with item: T) -> Mutation<T> {
+        Mutation(apply: { items, seen throws(DataPersistenceError) in
+            let old = try self.checkedIndex(index, in: items, seen: seen)
+            items[index] = item
+            return old
+        }, changes: { [.updated(old: $0, new: item, index: index)] })
+    }
+
+    func deleting(at index: Int) -> Mutation<T> {
+        Mutation(deleting: true, apply: { items, seen throws(DataPersistenceError) in
+            let old = try self.checkedIndex(index, in: items, seen: seen)
+            items.remove(at: index)
+            return old
+        }, changes: { [.deleted($0, index: index)] })
+    }
+
+    func synchronizing(_ new: [T]) -> Mutation<Void> {
+        let path = url.path
+        var old: [T] = []
+        return Mutation(apply: { current, seen throws(DataPersistenceError) in
+            guard current == (seen ?? []) else { throw .outOfDate(path: path) }
+            old = current
+            current = new
+        }, changes: { old == new ? [] : [.replaced(old: old, new: new)] })
+    }
+
+    func removingAll() -> Mutation<Void> {
+        var old: [T] = []
+        return Mutation(deleting: true, apply: { items, _ throws(DataPersistenceError) in
+            old = items
+            items.removeAll()
+        }, changes: { old.isEmpty ? [] : [.replaced(old: old, new: [])] })
+    }
+
+    /// A transaction; its body's own error comes back as the result's failure, after nothing was written.
+    func transacting<R>(_ body: @escaping (inout [T]) throws -> R) -> Mutation<Result<R, any Error>> {
         var old: [T] = []
         var new: [T] = []
-        let (result, changes) = try mutate { items, _ throws(DataPersistenceError) -> Result<R, any Error> in
+        return Mutation(apply: { items, _ throws(DataPersistenceError) in
             old = items
             let result = Result { try body(&items) }
             if case .failure = result { items = old }
             new = items
             return result
-        }
-        publish(changes + (old == new ? [] : [.replaced(old: old, new: new)]))
-        return try result.get()
+        }, changes: { _ in old == new ? [] : [.replaced(old: old, new: new)] })
     }
 
     // MARK: Internals
@@ -127,51 +162,79 @@ extension DataPersistence {
         return items[index]
     }
 
-    /// Runs `body` on the newest items under the file lock, and writes what it leaves if that differs.
-    ///
-    /// `body` also gets the items as the caller last saw them (`nil` if this instance never read).
-    /// Returns its result and the external change seen on the way (to publish after the lock).
-    func mutate<R>(deleting: Bool = false,
-                   _ body: (inout [T], _ seen: [T]?) throws(DataPersistenceError) -> R)
-        throws(DataPersistenceError) -> (R, [DataPersistenceChange<T>]) {
+    /// Runs `mutation` under the file lock, waiting on this thread, and tells observers.
+    func perform<R>(_ mutation: Mutation<R>) throws(DataPersistenceError) -> R {
+        try prepare(mutation)
+        let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
+        do {
+            outcome = try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { applyLocked(mutation) }
+        } catch {
+            throw lockFailure(error, mutation)
+        }
+        return try finish(outcome.get(), mutation)
+    }
+
+    /// Runs `mutation` under the file lock, waiting with `Task.sleep`, and tells observers.
+    func perform<R>(_ mutation: Mutation<R>) async throws(DataPersistenceError) -> R {
+        try prepare(mutation)
+        let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
+        do {
+            outcome = try await FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { () async -> Result in
+                applyLocked(mutation)
+            }
+        } catch {
+            throw lockFailure(error, mutation)
+        }
+        return try finish(outcome.get(), mutation)
+    }
+
+    private func prepare<R>(_ mutation: Mutation<R>) throws(DataPersistenceError) {
         try checkFilename()
-        let failure: (FileStorageError) -> DataPersistenceError = { deleting ? .deletingError($0) : .writingError($0) }
         do throws(FileStorageError) {
             try AppDirectories.createFolder(url.deletingLastPathComponent())
         } catch {
-            throw failure(error)
+            throw writeFailure(error, mutation)
         }
-        let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
+    }
+
+    private func finish<R>(_ outcome: (R, [DataPersistenceChange<T>]), _ mutation: Mutation<R>) -> R {
+        publish(outcome.1 + mutation.changes(outcome.0))
+        return outcome.0
+    }
+
+    private func writeFailure<R>(_ error: FileStorageError, _ mutation: Mutation<R>) -> DataPersistenceError {
+        mutation.deleting ? .deletingError(error) : .writingError(error)
+    }
+
+    private func lockFailure<R>(_ error: any Error, _ mutation: Mutation<R>) -> DataPersistenceError {
+        writeFailure(error as? FileStorageError ?? .io(url, operation: "lock", errno: 0), mutation)
+    }
+
+    /// The read-change-write, for a caller holding the file lock. Holds `operationLock` throughout
+    /// (always taken after the file lock, never before), so this instance's readers never see its
+    /// own write half-recorded.
+    private func applyLocked<R>(_ mutation: Mutation<R>) -> Result<(R, [DataPersistenceChange<T>]), DataPersistenceError> {
         operationLock.lock()
         defer { operationLock.unlock() }
-        do {
-            outcome = try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) {
-                Result { () throws(DataPersistenceError) in
-                    let (before, changes) = try currentHoldingOperationLock()
-                    var items = before
-                    let seen = lock.withLock { state.seen }
-                    let result = try body(&items, seen)
-                    if items != before {
-                        let bytes = try encode(items)
-                        do throws(FileStorageError) {
-                            try DurableFile.write(bytes, to: url)
-                        } catch {
-                            throw failure(error)
-                        }
-                        lock.withLock {
-                            state.cache = (bytes, items)
-                            state.writes += 1
-                        }
-                    }
-                    lock.withLock { state.seen = items }
-                    return (result, changes)
+        return Result { () throws(DataPersistenceError) in
+            let (before, changes) = try currentHoldingOperationLock()
+            var items = before
+            let seen = lock.withLock { state.seen }
+            let result = try mutation.apply(&items, seen)
+            if items != before {
+                let bytes = try encode(items)
+                do throws(FileStorageError) {
+                    try DurableFile.write(bytes, to: url)
+                } catch {
+                    throw writeFailure(error, mutation)
+                }
+                lock.withLock {
+                    state.cache = (bytes, items)
+                    state.writes += 1
                 }
             }
-        } catch let error as FileStorageError {
-            throw failure(error)
-        } catch {
-            throw failure(.io(url, operation: "lock", errno: 0))
+            lock.withLock { state.seen = items }
+            return (result, changes)
         }
-        return try outcome.get()
     }
 }

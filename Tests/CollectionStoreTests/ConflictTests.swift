@@ -65,9 +65,10 @@ import TestSupport
         let collector = ChangeCollector(mine.changes())
         let a = Note(id: 1, title: "a"), b = Note(id: 1, title: "b"), c = Note(id: 2, title: "c")
 
-        try mine.createItem(a)
-        try mine.update(b, at: 0)
-        try mine.transaction { $0.append(c) }
+        // In async code the compiler picks the async forms, which wait for the lock without blocking.
+        try await mine.createItem(a)
+        try await mine.update(b, at: 0)
+        try await mine.transaction { $0.append(c) }
         #expect(await collector.wait(for: 3) == [
             .created(a, index: 0),
             .updated(old: a, new: b, index: 0),
@@ -76,8 +77,40 @@ import TestSupport
 
         // Another writer's change arrives without this instance doing anything: its watcher polls
         // the file's change token.
-        try theirs.deleteItem(id: 2)
+        try await theirs.deleteItem(id: 2)
         let all = await collector.wait(for: 4)
         #expect(all.dropFirst(3) == [.externalChange([b])], "all changes: \(all)")
+    }
+
+    @Test func asyncWritersOnTwoInstancesLoseNothing() async throws {
+        let temp = try TemporaryFolder(prefix: "collection-async")
+        let stores = [store(Note.self, in: temp), store(Note.self, in: temp)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let notes = stores[writer % 2]
+                    for n in 0..<25 { try await notes.createItem(Note(id: writer * 100 + n, title: "w\(writer)")) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ids = try stores[0].loadItems().map(\.id)
+        #expect(ids.count == 100 && Set(ids).count == 100, "\(ids.count) items")
+        for writer in 0..<4 {
+            #expect(ids.filter { $0 / 100 == writer } == Array(writer * 100..<writer * 100 + 25), "writer \(writer)'s items in order")
+        }
+        #expect(try Data(contentsOf: stores[0].url) == foundationBytes(stores[1].loadItems()))
+        #expect(try await stores[1].deleteItem(id: 0)?.id == 0)
+        #expect(try await stores[0].update(Note(id: 1, title: "changed")))
+        var refused: DataPersistenceError?
+        do {
+            try await stores[0].update(Note(id: 2, title: "x"), at: 99)
+        } catch {
+            refused = error
+        }
+        guard case .indexOutOfRange(99, _)? = refused else {
+            Issue.record("an index outside what was loaded must be refused: \(String(describing: refused))")
+            return
+        }
     }
 }
