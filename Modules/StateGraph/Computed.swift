@@ -46,15 +46,23 @@ public final class Computed<Value>: @unchecked Sendable {
     @usableFromInline let recorder: GraphRecorder
     /// What the nodes this one reads keep in their dependent lists (see `DependentHandle`).
     @usableFromInline let handle = DependentHandle()
+    /// The generation (bumped by 2 on every invalidation; an evaluation commits only if it did not
+    /// move) and, in bit 0, whether `cached` is fresh. Written only under `lock`, but atomic so that a
+    /// read of a fresh node can check it without taking the lock.
+    @usableFromInline let state = Atomic<UInt64>(0)
+    /// The cached value as bits, for values that fit in a word (see `packsIntoWord`): published before
+    /// `state` turns fresh, so a lock-free reader that sees the same fresh `state` before and after
+    /// loading it has a consistent value.
+    @usableFromInline let cachedBits = Atomic<UInt64>(0)
+    /// Set when the node is read outside any evaluation, so an invalidation knows Observation may be
+    /// watching. Set and cleared under `lock`; atomic so the lock-free read can check it.
+    @usableFromInline let observedSinceNotification = Atomic<Bool>(false)
     // Guarded by `lock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var cached: Value?
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var isStale = true
-    /// Bumped by every invalidation; an evaluation commits only if it did not move.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var generation: UInt64 = 0
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var dependents = DependentSet()
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observedSinceNotification = false
+    /// How many times the rule ran; a plain counter under `lock`, taken anyway to commit.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var evaluations = 0
 
-    @usableFromInline let evaluations = Atomic<Int>(0)
     /// Reports reads and changes to Observation (see `ObservationRelay`).
     @usableFromInline let relay = ObservationRelay()
 
@@ -76,7 +84,7 @@ public final class Computed<Value>: @unchecked Sendable {
     }
 
     /// How many times the rule has run (for tests and diagnostics).
-    package var evaluationCount: Int { evaluations.load(ordering: .relaxed) }
+    package var evaluationCount: Int { lock.withLock { _ in evaluations } }
 
     /// The value: the cached one, or computed now if a dependency changed since.
     @inlinable
@@ -87,10 +95,15 @@ public final class Computed<Value>: @unchecked Sendable {
             external = !reader.isEvaluation
         }
         if external { relay.access() }
+        if let fresh = lockFreeRead(external: external) { return fresh }
+        // A rule reading a stale word-sized node: `evaluate` checks again under its own lock.
+        if Self.packsIntoWord && !external { return evaluate() }
         var fresh: Value?
         lock.withLock { _ in
-            if external && !observedSinceNotification { observedSinceNotification = true }
-            if !isStale { fresh = cached }
+            if external && !observedSinceNotification.load(ordering: .relaxed) {
+                observedSinceNotification.store(true, ordering: .sequentiallyConsistent)
+            }
+            if state.load(ordering: .relaxed) & 1 != 0 { fresh = cached }
         }
         if let fresh { return fresh }
         return evaluate()
@@ -105,21 +118,28 @@ public final class Computed<Value>: @unchecked Sendable {
         evaluationLock.withLock { _ in
             while true {
                 var fresh: Value?
-                var startGeneration: UInt64 = 0
-                lock.withLock { _ in
-                    if !isStale { fresh = cached }
-                    startGeneration = generation
+                var start: UInt64 = 0
+                if Self.packsIntoWord {
+                    // `state` only changes under `lock`, and commits only under `evaluationLock`.
+                    start = state.load(ordering: .acquiring)
+                    if start & 1 != 0 { fresh = Self.unpack(cachedBits.load(ordering: .acquiring)) }
+                } else {
+                    lock.withLock { _ in
+                        start = state.load(ordering: .relaxed)
+                        if start & 1 != 0 { fresh = cached }
+                    }
                 }
                 // Another thread computed it while this one waited for the evaluation lock.
                 if let fresh { return fresh }
                 recorder.restart()
                 var context = Context()
                 let value = GraphRecorder.with(recorder) { rule(&context) }
-                evaluations.add(1, ordering: .relaxed)
                 let committed = lock.withLock { _ -> Bool in
-                    guard generation == startGeneration else { return false }
+                    evaluations += 1
+                    guard state.load(ordering: .relaxed) == start else { return false }
                     cached = value
-                    isStale = false
+                    if Self.packsIntoWord { cachedBits.store(Self.pack(value), ordering: .releasing) }
+                    state.store(start | 1, ordering: .sequentiallyConsistent)
                     return true
                 }
                 dropStaleEdges()
@@ -131,6 +151,7 @@ public final class Computed<Value>: @unchecked Sendable {
     /// Removes this node from the dependents of what the last evaluation no longer read.
     @usableFromInline
     func dropStaleEdges() {
+        guard recorder.mayHaveDropped else { return }
         for dropped in recorder.droppedDependencies() {
             dropped.removeDependent(ObjectIdentifier(handle))
         }
@@ -156,13 +177,14 @@ extension Computed: GraphDependent {
     @usableFromInline
     func invalidate(_ work: inout GraphPropagation) {
         let notify = lock.withLock { _ -> Bool? in
-            generation &+= 1
-            if isStale { return nil }
-            isStale = true
+            let old = state.load(ordering: .relaxed)
+            // A new generation, stale; bumped even when already stale, so a running evaluation is discarded.
+            state.store((old | 1) &+ 1, ordering: .sequentiallyConsistent)
+            if old & 1 == 0 { return nil }
             dependents.collect(into: &work.pending)
-            let observed = observedSinceNotification
-            observedSinceNotification = false
-            return observed
+            // After `state` (see `lockFreeRead`): a reader that saw the old value and then this flag set
+            // is notified.
+            return observedSinceNotification.exchange(false, ordering: .sequentiallyConsistent)
         }
         // The relay, not the node: nothing may keep the node past the handle's lock.
         if notify == true { work.notifications.append(relay) }
@@ -172,7 +194,54 @@ extension Computed: GraphDependent {
 extension Computed: CustomDebugStringConvertible {
     /// The node's name and its cached value, if it has a fresh one.
     public var debugDescription: String {
-        let current = lock.withLock { _ in isStale ? nil : cached }
+        let current = lock.withLock { _ in state.load(ordering: .relaxed) & 1 != 0 ? cached : nil }
         return "Computed(\(name): \(current.map { "\($0)" } ?? "stale"))"
+    }
+}
+
+// MARK: Reading a fresh node without the lock
+
+extension Computed {
+    /// Whether the value is stored in `cachedBits` too, so that a fresh node can be read lock-free:
+    /// only for plain values (no references to retain) that fit in a word, such as `Int`, `Double`
+    /// and `Bool`. Decided per specialization at compile time.
+    @inlinable
+    static var packsIntoWord: Bool {
+        _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+    }
+
+    /// The bits of `value`; only for `packsIntoWord` types.
+    @inlinable
+    static func pack(_ value: Value) -> UInt64 {
+        var bits: UInt64 = 0
+        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
+        return bits
+    }
+
+    /// The value `pack` made `bits` from.
+    @inlinable
+    static func unpack(_ bits: UInt64) -> Value {
+        withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
+    }
+
+    /// The cached value if the node is fresh and its value fits in a word, read without the lock;
+    /// `nil` sends the reader to the locked path.
+    ///
+    /// Why it is safe: `state` and `cachedBits` change only under `lock`, a commit publishes the bits
+    /// before the fresh `state`, and every invalidation moves `state` to a new generation; so a
+    /// reader that sees the same fresh `state` before and after loading the bits has the bits of that
+    /// generation. An outside reader must also find `observedSinceNotification` set after loading
+    /// `state` (it is set only under the lock, so the reader goes there once after each change): then
+    /// the invalidation that ends this generation clears it later and notifies Observation, exactly as
+    /// if the reader had set it under the lock.
+    @inlinable
+    func lockFreeRead(external: Bool) -> Value? {
+        guard Self.packsIntoWord else { return nil }
+        let seen = state.load(ordering: .sequentiallyConsistent)
+        guard seen & 1 != 0 else { return nil }
+        let bits = cachedBits.load(ordering: .acquiring)
+        guard state.load(ordering: .sequentiallyConsistent) == seen else { return nil }
+        if external && !observedSinceNotification.load(ordering: .sequentiallyConsistent) { return nil }
+        return Self.unpack(bits)
     }
 }

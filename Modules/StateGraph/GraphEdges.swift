@@ -97,21 +97,19 @@ struct DependentSet {
     /// Appends the live dependents to `list`; forgets the ones that are gone.
     @usableFromInline
     mutating func collect(into list: inout [any GraphDependent]) {
-        var gone: [Int] = []
-        for index in references.indices {
-            switch references[index] {
+        // No list of gone indices: this runs for every node a write marks, and departures are rare.
+        var sawGone = false
+        for reference in references {
+            switch reference {
             case .strong(let dependent):
                 list.append(dependent)
             case .weak(let box):
-                if let dependent = box.dependent { list.append(dependent) } else { gone.append(index) }
+                if let dependent = box.dependent { list.append(dependent) } else { sawGone = true }
             case .handle(let handle):
-                if handle.isDetached { gone.append(index) } else { list.append(handle) }
+                if handle.isDetached { sawGone = true } else { list.append(handle) }
             }
         }
-        for index in gone.reversed() {
-            ids.remove(at: index)
-            references.remove(at: index)
-        }
+        if sawGone { removeGone() }
     }
 }
 

@@ -26,6 +26,9 @@ final class GraphRecorder {
     @usableFromInline @exclusivity(unchecked) var previous: [any GraphDependency]
     /// The reads of this evaluation, in order.
     @usableFromInline @exclusivity(unchecked) var reads: [any GraphDependency] = []
+    /// Whether a read of this evaluation differed from the previous one's at its position; if not
+    /// (and none is missing), no edge can have been dropped, and `droppedDependencies` is not needed.
+    @usableFromInline @exclusivity(unchecked) var diverged = false
 
     @usableFromInline
     init(owner: (any GraphDependent)?, isEvaluation: Bool, previous: [any GraphDependency]) {
@@ -38,13 +41,16 @@ final class GraphRecorder {
     /// Starts another evaluation: this one's reads become the previous ones (their edges exist).
     @usableFromInline
     func restart() {
-        // Reuse the older buffer for this evaluation's reads: written so each buffer stays uniquely
-        // referenced, which keeps `removeAll` and `append` from reallocating.
-        var buffer = previous
-        previous = reads
-        buffer.removeAll(keepingCapacity: true)
-        reads = buffer
+        // Reuse the older buffer for this evaluation's reads: swapped, so each buffer stays uniquely
+        // referenced and `removeAll` and `append` do not reallocate.
+        swap(&previous, &reads)
+        if !reads.isEmpty { reads.removeAll(keepingCapacity: true) }
+        diverged = false
     }
+
+    /// Whether `droppedDependencies()` may find anything.
+    @inlinable
+    var mayHaveDropped: Bool { diverged || reads.count < previous.count }
 
     /// Notes that `node` was read; returns whether `node` must add `owner` to its dependents (it was
     /// not read at this position last time, so the edge may not exist).
@@ -52,7 +58,9 @@ final class GraphRecorder {
     func record(_ node: any GraphDependency) -> Bool {
         let index = reads.count
         reads.append(node)
-        return !(index < previous.count && previous[index] === node)
+        if index < previous.count && previous[index] === node { return false }
+        diverged = true
+        return true
     }
 
     /// The previous reads that this evaluation did not read again: their edges must go.

@@ -30,6 +30,9 @@ public final class Stored<Value>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var dependents = DependentSet()
     /// Set when the node is read outside any evaluation, so a write knows Observation may be watching.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observedSinceNotification = false
+    /// The work list of the last write's invalidation, empty but keeping its capacity, so a write does
+    /// not allocate one. Guarded by `lock`, which a write holds for the whole invalidation.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingScratch: [any GraphDependent] = []
 
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     @usableFromInline let registrar = ObservationRegistrar()
@@ -120,8 +123,11 @@ public final class Stored<Value>: @unchecked Sendable {
                 work.notifications.append(self)
             }
             if !dependents.isEmpty {
+                swap(&work.pending, &pendingScratch)
                 dependents.collect(into: &work.pending)
                 work.invalidateAll()
+                // Empty again (`invalidateAll` drains it): hand the buffer back for the next write.
+                swap(&work.pending, &pendingScratch)
             }
             return true
         }

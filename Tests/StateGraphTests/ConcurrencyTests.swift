@@ -29,6 +29,29 @@ struct ConcurrencyTests {
         #expect(model.sum == "\(base * 10)+\(base * 100)")
     }
 
+    @Test("word-sized computed nodes, read without the lock, never show a mix of old and new values")
+    func lockFreeReadsUnderConcurrentWrites() {
+        let base = Stored(name: "base", wrappedValue: 1)
+        let left = Computed(name: "left") { _ in base.wrappedValue * 10 }
+        let right = Computed(name: "right") { _ in base.wrappedValue * 100 }
+        // Zero unless it saw a left and a right computed from different bases.
+        let gap = Computed(name: "gap") { _ in left.wrappedValue * 10 - right.wrappedValue }
+        let mixes = Counter()
+        DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            for step in 1...3_000 {
+                if worker < 2 {
+                    base.wrappedValue = step * 2 + worker
+                } else {
+                    if gap.wrappedValue != 0 { mixes.bump() }
+                    if left.wrappedValue % 10 != 0 || right.wrappedValue % 100 != 0 { mixes.bump() }
+                }
+            }
+        }
+        #expect(mixes.count == 0)
+        #expect(gap.wrappedValue == 0)
+        #expect(left.wrappedValue == base.wrappedValue * 10)
+    }
+
     @Test("a computed total over nodes written from many threads ends at the right value")
     func totalOverManyWriters() {
         let nodes = (0..<8).map { Stored(name: "n\($0)", wrappedValue: 0) }

@@ -80,6 +80,27 @@ struct TrackingTests {
         #expect(fired.count == 1)
     }
 
+    @Test("withObservationTracking on a fresh word-sized computed node (read without the lock) fires")
+    func observationOnLockFreeComputed() {
+        let model = DiamondModel()
+        let fired = Counter()
+        // `left` is fresh but was only read by `sum`'s rule: the tracked read must still arm it.
+        _ = model.sum
+        withObservationTracking { _ = model.left } onChange: { fired.bump() }
+        model.base = 2
+        #expect(fired.count == 1)
+        _ = model.left
+        _ = model.left   // fresh and already observed: this read takes no lock
+        withObservationTracking { _ = model.left } onChange: { fired.bump() }
+        model.base = 4
+        #expect(fired.count == 2)
+        #expect(model.left == 40)
+        // The first read after a change re-arms the node's notification; the next change fires again.
+        withObservationTracking { _ = model.left } onChange: { fired.bump() }
+        model.base = 3
+        #expect(fired.count == 3)
+    }
+
     @Test("values() yields the current value, then each new one")
     func asyncValues() async throws {
         let count = Stored(wrappedValue: 0)
