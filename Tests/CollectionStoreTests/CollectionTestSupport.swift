@@ -74,7 +74,7 @@ final class ChangeCollector<T: Sendable>: @unchecked Sendable {
     var changes: [DataPersistenceChange<T>] { lock.withLock { _changes } }
 
     /// Waits until `count` changes arrived or `timeout` passed; returns what arrived.
-    func wait(for count: Int, timeout: Duration = .seconds(20)) async -> [DataPersistenceChange<T>] {
+    func wait(for count: Int, timeout: Duration = .seconds(60)) async -> [DataPersistenceChange<T>] {
         let deadline = ContinuousClock.now + timeout
         while changes.count < count && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))

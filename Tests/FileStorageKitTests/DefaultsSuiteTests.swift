@@ -196,7 +196,10 @@ private final class KeyLog: Sendable {
         defer { reader.cancel() }
         try await observed.set(1, forKey: "mine")
         try await other.set(2, forKey: "theirs")
-        let deadline = ContinuousClock.now + .seconds(10)
+        // The suite's watcher is a task on the cooperative pool (two threads here), which the
+        // synchronous tests running in parallel can hold for many seconds: a CI run once took over
+        // 10 s to get to it. The wait ends as soon as the keys arrive, so the deadline is generous.
+        let deadline = ContinuousClock.now + .seconds(60)
         while !(log.all.contains("mine") && log.all.contains("theirs")) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -205,7 +208,7 @@ private final class KeyLog: Sendable {
         // Setting the same value again changes nothing on disk and is not reported; a later key is.
         try await observed.set(1, forKey: "mine")
         try await observed.set(3, forKey: "marker")
-        let markerDeadline = ContinuousClock.now + .seconds(10)
+        let markerDeadline = ContinuousClock.now + .seconds(60)
         while !log.all.contains("marker") && ContinuousClock.now < markerDeadline {
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -228,7 +231,7 @@ private final class KeyLog: Sendable {
         defaults = nil
         // The polling task holds the suite only while it checks for changes.
         #expect(waitUntil { released == nil })
-        let deadline = ContinuousClock.now + .seconds(2)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !ended.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(ended.isSet)
     }

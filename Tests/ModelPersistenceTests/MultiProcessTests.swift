@@ -44,7 +44,7 @@ struct MultiProcessTests {
     }
 
     /// Polls `condition` until it holds or `timeout` passes, without blocking a thread.
-    func eventually(timeout: Duration = .seconds(20), _ condition: () -> Bool) async throws -> Bool {
+    func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws -> Bool {
         let end = ContinuousClock.now + timeout
         while !condition() {
             guard ContinuousClock.now < end else { return false }
