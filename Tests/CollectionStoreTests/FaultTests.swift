@@ -81,14 +81,5 @@ import TestSupport
 
 /// The `collection-probe` program `ci/test` builds beside the test executable.
 func collectionProbe() throws -> URL {
-    let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("collection-probe")
-    guard FileManager.default.isExecutableFile(atPath: url.path) else {
-        throw ProbeMissing(description: "\(url.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-    }
-    return url
-}
-
-struct ProbeMissing: Error, CustomStringConvertible {
-    let description: String
+    try ChildProcess.builtProgram("collection-probe")
 }

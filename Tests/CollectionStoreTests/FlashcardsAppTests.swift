@@ -15,12 +15,7 @@ import TestSupport
     }
 
     static func executable() throws -> URL {
-        let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("flashcards")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw ProbeMissing(description: "\(url.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-        }
-        return url
+        try ChildProcess.builtProgram("flashcards")
     }
 
     /// Runs `flashcards <subcommand> --folder <folder> <rest>`, with `input` on standard input.

@@ -27,11 +27,7 @@ struct MultiProcessTests {
 
     /// The `model-probe` program, which `ci/test` builds beside the test executable.
     func modelProbe() throws -> URL {
-        let probe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("model-probe")
-        try #require(FileManager.default.isExecutableFile(atPath: probe.path),
-                     "\(probe.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-        return probe
+        try ChildProcess.builtProgram("model-probe")
     }
 
     /// A model whose file is `folder/ProbeModel.storage.plist` (resolved by its first use, here).

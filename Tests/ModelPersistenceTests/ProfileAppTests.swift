@@ -19,18 +19,9 @@ struct ProfileAppTests {
         var description: String { "profile \(arguments.joined(separator: " ")): \(termination)\nstdout: \(output)\nstderr: \(errors)" }
     }
 
-    struct ProgramMissing: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// `profile`, next to the test executable.
     static func executable() throws -> URL {
-        let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("profile")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw ProgramMissing(description: "\(url.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-        }
-        return url
+        try ChildProcess.builtProgram("profile")
     }
 
     /// Runs `profile <subcommand> --folder <folder> <rest>` and waits for it to end.

@@ -17,18 +17,9 @@ enum PlistProgram {
         }
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// `plist`, next to the test executable.
     static func executable() throws -> URL {
-        let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("plist")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw Missing(description: "\(url.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-        }
-        return url
+        try ChildProcess.builtProgram("plist")
     }
 
     /// Runs `plist arguments` and waits for it to end.

@@ -8,10 +8,6 @@ import TestSupport
 /// each run with `--folder` set to the test's own folder.
 @Suite("settings app")
 struct SettingsAppTests {
-    struct ProgramMissing: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// What one run printed and how it ended.
     struct Run: CustomStringConvertible {
         let arguments: [String]
@@ -34,12 +30,7 @@ struct SettingsAppTests {
 
     /// `settings`, next to the test executable.
     static func executable() throws -> URL {
-        let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("settings")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw ProgramMissing(description: "\(url.path) is missing: build it with `swift build --build-tests` (ci/test does)")
-        }
-        return url
+        try ChildProcess.builtProgram("settings")
     }
 
     /// Runs `settings <subcommand> --folder <folder> <rest>` and waits for it to end.

@@ -249,12 +249,20 @@ extension ChildProcess {
     /// - Throws: `ChildProcessError` when it is not there (build with `swift build --build-tests` first;
     ///   a test never builds it itself, since a build inside `swift test` waits forever on the build lock).
     public static func storageProbe() throws -> URL {
+        try builtProgram("storage-probe")
+    }
+
+    /// The program `name` (a probe or an app) that `ci/test` builds beside the test executable.
+    ///
+    /// - Throws: `ChildProcessError` when it is not there (build with `swift build --build-tests` first;
+    ///   a test never builds it itself, since a build inside `swift test` waits forever on the build lock).
+    public static func builtProgram(_ name: String) throws -> URL {
         let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let probe = folder.appendingPathComponent("storage-probe")
-        guard FileManager.default.isExecutableFile(atPath: probe.path) else {
-            throw ChildProcessError(description: "\(probe.path) is missing: build it with `swift build --build-tests` (ci/test does)")
+        let program = folder.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: program.path) else {
+            throw ChildProcessError(description: "\(program.path) is missing: build it with `swift build --build-tests` (ci/test does)")
         }
-        return probe
+        return program
     }
 
     /// A command line that runs what follows it as user and group 65534 (`nobody`) with no supplementary
