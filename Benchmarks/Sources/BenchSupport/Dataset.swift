@@ -1,23 +1,24 @@
 import Foundation
 
-/// One row of the benchmark dataset: every kind of value a property list holds.
-struct Record: Codable, Equatable, Sendable {
+/// One row of the property-list benchmarks' dataset (`plist-bench`, `plist-tool-bench`): every kind
+/// of value a property list holds.
+public struct Record: Codable, Equatable, Sendable {
     /// A point nested inside each record, so the dataset has a keyed container two levels deep.
-    struct Point: Codable, Equatable, Sendable {
-        var x: Int
-        var y: Int
+    public struct Point: Codable, Equatable, Sendable {
+        public var x: Int
+        public var y: Int
     }
 
-    var id: Int
-    var name: String
-    var note: String
-    var score: Double
-    var created: Date
-    var active: Bool
-    var tags: [String]
-    var blob: Data
-    var position: Point
-    var parent: Int?
+    public var id: Int
+    public var name: String
+    public var note: String
+    public var score: Double
+    public var created: Date
+    public var active: Bool
+    public var tags: [String]
+    public var blob: Data
+    public var position: Point
+    public var parent: Int?
 }
 
 /// A small, fast, seedable generator (SplitMix64), so every run builds the same dataset.
@@ -35,15 +36,15 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-enum Dataset {
+public enum Dataset {
     /// The seed every run uses; printed with the results.
-    static let seed: UInt64 = 0x504C_4953_5442_454E
+    public static let seed: UInt64 = 0x504C_4953_5442_454E
 
     /// Builds `count` records from `seed`.
     ///
     /// Strings are NFC and scores are never `-0.0`, so Foundation's encoder and ours must agree byte
     /// for byte (they differ on purpose only for `-0.0` and for strings that differ in normalization).
-    static func make(count: Int, seed: UInt64 = seed) -> [Record] {
+    public static func make(count: Int, seed: UInt64 = seed) -> [Record] {
         var rng = SplitMix64(seed: seed)
         let asciiLetters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
         let nonASCII = Array("äöüßéèêçñåøæœłžščřğışțăâîόλγσπжщыюяあいうえおかきくけこ日本語中文한국어")

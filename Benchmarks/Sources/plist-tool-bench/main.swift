@@ -56,9 +56,9 @@ try FileManager.default.createDirectory(at: work, withIntermediateDirectories: t
 defer { if ownFolder { try? FileManager.default.removeItem(at: work) } }
 func file(_ name: String) -> String { work.appendingPathComponent(name).path }
 
-print("plist-tool-bench: \(megabytes) MB target, seed 0x\(String(Records.seed, radix: 16)), plist at \(plist)")
+print("plist-tool-bench: \(megabytes) MB target, seed 0x\(String(Dataset.seed, radix: 16)), plist at \(plist)")
 print(fileSystemName(work))
-let (input, recordCount) = try Records.binaryFile(approximately: megabytes * 1_000_000)
+let (input, recordCount) = try Dataset.binaryFile(approximately: megabytes * 1_000_000)
 try input.write(to: URL(fileURLWithPath: file("input.plist")))
 let size = input.count
 print("input: \(recordCount) records, \(size) bytes binary (\(String(format: "%.1f", Double(size) / 1e6)) MB)\n")
