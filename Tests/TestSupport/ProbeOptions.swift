@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The child's half of `ProcessFaults`: the options a test puts in front of a probe's own command.
+///
+/// Every probe (a store's child process for crash, contention and fault tests) calls
+/// `ProbeOptions.parse(&arguments)` first, then `applyLimits()` at once and `waitForGate()` when its
+/// setup is done, so that one harness drives every store's probe the same way:
+///
+/// ```swift
+/// var arguments = Array(CommandLine.arguments.dropFirst())
+/// let options = ProbeOptions.parse(&arguments)
+/// options.applyLimits()
+/// let store = openTheStore()          // setup that must not count as contention
+/// options.waitForGate()
+/// ```
+///
+///     --start-after GATE       print "waiting", then hold the work until the file GATE exists (60 s at most)
+///     --file-size-limit BYTES  RLIMIT_FSIZE = BYTES with SIGXFSZ ignored, so a larger write fails with EFBIG
+///                              (the kernel's "disk full" for one process) instead of killing it
+///
+/// The options come from the arguments, never the environment, so nothing leaks into other children.
+public struct ProbeOptions: Sendable {
+    /// The file whose appearance starts the work.
+    public var gate: String?
+    /// The largest file this process may write.
+    public var fileSizeLimit: UInt64?
+
+    /// The option for `gate`.
+    public static let startAfterFlag = "--start-after"
+    /// The option for `fileSizeLimit`.
+    public static let fileSizeLimitFlag = "--file-size-limit"
+
+    /// Removes the leading harness options from `arguments` and returns them.
+    ///
+    /// A malformed option prints a usage line on stderr and exits with status 2 (`ProbeExit.usage`).
+    public static func parse(_ arguments: inout [String]) -> ProbeOptions {
+        var options = ProbeOptions()
+        while let first = arguments.first, first.hasPrefix("--") {
+            guard arguments.count >= 2 else { fail("\(first) needs a value") }
+            let value = arguments[1]
+            switch first {
+            case startAfterFlag: options.gate = value
+            case fileSizeLimitFlag:
+                guard let bytes = UInt64(value) else { fail("\(fileSizeLimitFlag) takes a byte count, not \(value)") }
+                options.fileSizeLimit = bytes
+            default:
+                return options   // a probe's own option
+            }
+            arguments.removeFirst(2)
+        }
+        return options
+    }
+
+    /// Applies the resource limits (call before the probe writes anything).
+    public func applyLimits() {
+        guard let bytes = fileSizeLimit else { return }
+        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { Self.fail("setrlimit(RLIMIT_FSIZE) failed: errno \(errno)") }
+        // Without this the kernel kills the process with SIGXFSZ instead of failing the write with EFBIG.
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
+    /// Prints `waiting` and returns once the gate file exists; returns at once without a gate.
+    public func waitForGate() {
+        guard let gate else { return }
+        print("waiting")
+        fflush(nil)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while access(gate, F_OK) != 0 {
+            guard ContinuousClock.now < deadline else { Self.fail("\(gate) did not appear within 60 s") }
+            usleep(1_000)
+        }
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("probe: \(message)\n".utf8))
+        exit(ProbeExit.usage.rawValue)
+    }
+}
