@@ -3,18 +3,24 @@ import PlistCodec
 
 /// Reads and writes Codable values as whole files, as WooCommerce's `FileStorage` does.
 ///
-/// Implementations: `PlistFileStorage` (durable, locked files) and `InMemoryFileStorage` (for tests).
+/// Implementations: `PlistFileStorage` (durable, locked files; also spelled `PListFileStorage`, as in
+/// WooCommerce) and `InMemoryFileStorage` (for tests). An app's own type conforms by writing WooCommerce's
+/// three methods: `data(for:)`, `write(_:to:)` and `deleteFile(at:)`.
 ///
 /// ```swift
-/// let storage: any FileStorage = PlistFileStorage()
+/// let storage: any FileStorage = PListFileStorage()
 /// try storage.write(settings, to: url)
 /// let loaded: Settings = try storage.data(for: url)
 /// ```
 ///
 /// `write` replaces the whole file. To change part of a file when other threads or processes may
 /// write it too, use `update(at:default:_:)`: reading with `data(for:)` and then writing is never
-/// atomic across processes, and one of two such writers loses its change.
-public protocol FileStorage: Sendable {
+/// atomic across processes, and one of two such writers loses its change. `PlistFileStorage`'s
+/// `update` holds the file's lock; the default implementation a custom type gets does not (see there).
+///
+/// The protocol does not require `Sendable`: a conforming type is as thread-safe as it says it is
+/// (`PlistFileStorage` and `InMemoryFileStorage` are `Sendable`).
+public protocol FileStorage {
     /// Reads and decodes the file at `fileURL`.
     ///
     /// - Throws: `FileStorageError`: `.notFound`, `.corrupt`, `.decodingFailed`, `.permissionDenied`, ...
@@ -27,13 +33,39 @@ public protocol FileStorage: Sendable {
     func deleteFile(at fileURL: URL) throws
 
     /// Reads the file (or starts from `initial` when it does not exist), lets `body` change the value,
-    /// and writes the result, all under the file's exclusive lock: no other writer using this
-    /// toolkit, in this process or another, can interleave.
+    /// and writes the result.
+    ///
+    /// `PlistFileStorage` and `InMemoryFileStorage` do all of it under the file's exclusive lock: no
+    /// other writer using this toolkit, in this process or another, can interleave. A type that
+    /// implements only the three required methods gets a default that reads with `data(for:)` and
+    /// writes with `write(_:to:)`, which is only as atomic as those two calls together.
     ///
     /// - Returns: The value written.
     @discardableResult
     func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                             _ body: (inout T) throws -> Void) throws -> T
+}
+
+extension FileStorage {
+    /// Reads with `data(for:)` (starting from `initial` when the file is `.notFound`), applies `body`
+    /// and writes with `write(_:to:)`: a default for types that implement only WooCommerce's three
+    /// methods. It takes no lock; `PlistFileStorage` replaces it with a locked read-modify-write.
+    @discardableResult
+    public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
+                                   _ body: (inout T) throws -> Void) throws -> T {
+        var value: T
+        do {
+            value = try data(for: fileURL)
+        } catch {
+            // A custom type may report a missing file with its own error (`CocoaError`, say).
+            let missing = fileURL.isFileURL && !FileManager.default.fileExists(atPath: fileURL.path)
+            guard missing || error.isFileStorageNotFound else { throw error }
+            value = initial()
+        }
+        try body(&value)
+        try write(value, to: fileURL)
+        return value
+    }
 }
 
 /// A `FileStorage` that keeps files in memory, encoded exactly as `PlistFileStorage` would write them.
@@ -76,5 +108,13 @@ public final class InMemoryFileStorage: FileStorage, @unchecked Sendable {
             files[key] = try PlistFileStorage.encode(value, with: encoder, url: fileURL)
             return value
         }
+    }
+}
+
+extension Error {
+    /// Whether this is `FileStorageError.notFound`.
+    fileprivate var isFileStorageNotFound: Bool {
+        if let error = self as? FileStorageError, case .notFound = error { return true }
+        return false
     }
 }

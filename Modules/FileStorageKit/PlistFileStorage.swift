@@ -1,14 +1,21 @@
 import Foundation
 import PlistCodec
 
+/// WooCommerce's spelling of `PlistFileStorage`, so their code ports unchanged.
+public typealias PListFileStorage = PlistFileStorage
+
 /// A `FileStorage` that keeps each value in a property-list file: XML by default (as WooCommerce's
-/// `PListFileStorage`), binary on request.
+/// `PListFileStorage`, which is also a name for this type), binary on request.
+///
+/// Async code calls the same operations through `async`, which waits for the lock without
+/// holding a thread: `try await storage.async.update(at: url, default: Counter()) { $0.count += 1 }`.
+/// The synchronous methods keep their names in async code too, so ported calls compile unchanged.
 ///
 /// Every write is durable and atomic (`DurableFile`) and taken under the file's exclusive lock
 /// (`FileLock`), so concurrent writers in any process never interleave and a crash never leaves a
 /// half-written file. A file that cannot be decoded is reported as `.corrupt` and never overwritten
 /// by `update`.
-public struct PlistFileStorage: FileStorage {
+public struct PlistFileStorage: FileStorage, Sendable {
     /// The format new files are written in.
     public var format: PlistFormat
     /// How long to wait for another writer's lock.
@@ -20,7 +27,7 @@ public struct PlistFileStorage: FileStorage {
         self.lockTimeout = lockTimeout
     }
 
-    private var encoder: PlistEncoder {
+    var encoder: PlistEncoder {
         var e = PlistEncoder()
         e.outputFormat = format
         return e
@@ -55,7 +62,7 @@ public struct PlistFileStorage: FileStorage {
     }
 
     /// The read-modify-write of `update`; the caller holds the lock.
-    private func updateLocked<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
+    func updateLocked<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                                           _ body: (inout T) throws -> Void) throws -> T {
         var value: T
         if let bytes = try DurableFile.readIfPresent(fileURL) {
@@ -66,36 +73,6 @@ public struct PlistFileStorage: FileStorage {
         try body(&value)
         try DurableFile.write(try Self.encode(value, with: encoder, url: fileURL), to: fileURL)
         return value
-    }
-
-    // MARK: Async writers
-
-    /// `write(_:to:)` for async code: waits for the lock with `Task.sleep`, never holding a pool thread.
-    public func write<T: Encodable>(_ data: T, to fileURL: URL) async throws {
-        let bytes = try Self.encode(data, with: encoder, url: fileURL)
-        try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
-        try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws in
-            try DurableFile.write(bytes, to: fileURL)
-        }
-    }
-
-    /// `deleteFile(at:)` for async code.
-    public func deleteFile(at fileURL: URL) async throws {
-        guard FileManager.default.fileExists(atPath: fileURL.deletingLastPathComponent().path) else { return }
-        try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws in
-            try DurableFile.remove(fileURL)
-        }
-    }
-
-    /// `update(at:default:_:)` for async code: the same locked read-modify-write, waiting without
-    /// holding a pool thread.
-    @discardableResult
-    public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
-                                   _ body: (inout T) throws -> Void) async throws -> T {
-        try AppDirectories.createFolder(fileURL.deletingLastPathComponent())
-        return try await FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) { () async throws -> T in
-            try updateLocked(at: fileURL, default: initial(), body)
-        }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: Data, url: URL) throws -> T {

@@ -96,7 +96,7 @@ import Glibc
         print("CrashTests: \(Self.trials) kills in \(elapsed); \(midWrite) landed mid-write (a temporary file left behind); "
             + "last version \(lastSeen)")
         #expect(lastSeen >= Self.trials, "every trial writes at least one version")
-        try await PlistFileStorage().update(at: file, default: LoopVersion(version: 0)) { $0 = LoopVersion(version: $0.version + 1) }
+        try await PlistFileStorage().async.update(at: file, default: LoopVersion(version: 0)) { $0 = LoopVersion(version: $0.version + 1) }
         let final: LoopVersion = try PlistFileStorage().data(for: file)
         #expect(final.version == lastSeen + 1)
     }

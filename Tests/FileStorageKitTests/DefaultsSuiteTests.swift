@@ -353,7 +353,7 @@ private final class KeyLog: Sendable {
                 group.addTask {
                     for _ in 0..<10 {
                         try await suite.increment("n")
-                        try await storage.update(at: file, default: [String: Int]()) { $0["n", default: 0] += 1 }
+                        try await storage.async.update(at: file, default: [String: Int]()) { $0["n", default: 0] += 1 }
                     }
                 }
             }

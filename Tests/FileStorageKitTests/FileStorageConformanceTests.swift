@@ -36,7 +36,7 @@ enum StorageUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertib
     var testDescription: String { rawValue }
 
     /// A new storage, and a temporary folder its files go in (kept alive by the caller).
-    func make() throws -> (storage: any FileStorage, folder: TemporaryFolder) {
+    func make() throws -> (storage: any FileStorage & Sendable, folder: TemporaryFolder) {
         let folder = try TemporaryFolder(prefix: "fsk-conformance")
         switch self {
         case .plistXML: return (PlistFileStorage(lockTimeout: .seconds(60)), folder)
