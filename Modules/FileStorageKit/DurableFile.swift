@@ -13,6 +13,10 @@ import Darwin
 /// `Data.write(options: .atomic)` skips the folder flush and resets the mode to 0644; this keeps
 /// an existing file's mode and gives a new one 0600.
 ///
+/// A writer holds a `flock` on its temporary file until the rename. Each successful write then
+/// removes the temporary files in its folder that nobody holds: those of writers killed mid-write
+/// (`TemporaryFiles`). No process ids are compared, so PID namespaces and reused ids cannot fool it.
+///
 /// A target that is a symbolic link is written through only when the link points to a file in the
 /// same folder (the rename happens there, so the guarantee holds); any other link is refused with
 /// `FileStorageError.symlinkOutsideFolder`.
@@ -24,25 +28,54 @@ public enum DurableFile {
     public static func write(_ data: Data, to url: URL) throws(FileStorageError) {
         let target = try resolveTarget(url)
         let folder = target.deletingLastPathComponent()
-        let tempPath = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-
         var existing = stat()
         let mode: mode_t = stat(target.path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
-        let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "create temporary file", url: url) }
+        let (fd, tempPath) = try createLockedTemporaryFile(for: target, url: url)
         var committed = false
-        defer { if !committed { unlink(tempPath) } }
-        do {
-            defer { close(fd) }
-            guard fchmod(fd, mode) == 0 else { throw FileStorageError.from(errno: errno, operation: "fchmod", url: url) }
-            try writeAll(fd, data, url: url)
-            guard fsyncRetrying(fd) == 0 else { throw FileStorageError.from(errno: errno, operation: "fsync", url: url) }
+        defer {
+            if !committed { unlink(tempPath) }
+            // Closing releases the lock: only after the rename (or the unlink), so no cleaner can take
+            // a temporary file that is still in use.
+            close(fd)
         }
+        guard fchmod(fd, mode) == 0 else { throw FileStorageError.from(errno: errno, operation: "fchmod", url: url) }
+        try writeAll(fd, data, url: url)
+        guard fsyncRetrying(fd) == 0 else { throw FileStorageError.from(errno: errno, operation: "fsync", url: url) }
         guard rename(tempPath, target.path) == 0 else {
             throw FileStorageError.from(errno: errno, operation: "rename", url: url)
         }
         committed = true
         try syncFolder(folder, url: url)
+        TemporaryFiles.removeAbandoned(in: folder)
+    }
+
+    /// Creates `.<name>.tmp-<pid>-<random>` beside `target` and takes its `flock`, which the writer
+    /// holds until its rename: a temporary file nobody holds belongs to a writer that died.
+    private static func createLockedTemporaryFile(for target: URL, url: URL) throws(FileStorageError) -> (Int32, String) {
+        let folder = target.deletingLastPathComponent()
+        for _ in 0..<8 {
+            let name = "\(TemporaryFiles.prefix(for: target.lastPathComponent))\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let tempPath = folder.appendingPathComponent(name).path
+            let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "create temporary file", url: url) }
+            // A cleaner in another process may have opened the name in the moment before this lock; it
+            // holds the file only to check and unlink it, so wait briefly, then make sure the name
+            // still leads to this file (a cleaner that won unlinked it: start again with a new name).
+            var locked = false
+            for attempt in 0..<2_000 {
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+                guard errno == EWOULDBLOCK || errno == EINTR else { break }
+                usleep(attempt < 100 ? 50 : 1_000)
+            }
+            if locked && TemporaryFiles.isLinked(fd, at: tempPath) { return (fd, tempPath) }
+            let code = errno
+            close(fd)
+            if !locked && code != EWOULDBLOCK && code != EINTR {
+                unlink(tempPath)
+                throw FileStorageError.from(errno: code, operation: "flock temporary file", url: url)
+            }
+        }
+        throw FileStorageError.io(url, operation: "create temporary file (taken by cleaners 8 times)", errno: EAGAIN)
     }
 
     /// Reads the whole file.

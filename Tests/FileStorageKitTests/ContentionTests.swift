@@ -10,45 +10,15 @@ import TestSupport
 /// a deadline. The probes wait up to 60 s for the lock: 40 processes share 2 noisy cores. The suite
 /// runs its tests one at a time so that no more than 40 probes run at once.
 @Suite(.serialized) struct ContentionTests {
-    /// How long a whole batch may take before its stragglers are killed and the test fails.
-    static let batchDeadline: Duration = .seconds(120)
-
-    /// Starts one probe per argument list, lets them all start their work at once when every one is
-    /// running, waits for all, and requires each to succeed.
+    /// Starts one storage-probe per argument list, released together (`ProcessFaults.runTogether`).
+    /// The probes wait up to 60 s for the lock; a whole batch may take 120 s.
     func runBatch(_ argumentLists: [[String]]) async throws -> [ChildProcess] {
-        let probe = try ChildProcess.storageProbe()
-        let gates = try TemporaryFolder(prefix: "contention-gate")
-        let gate = gates.file("go")
-        let started = ContinuousClock.now
-        let deadline = started + Self.batchDeadline
-        var children: [ChildProcess] = []
-        for arguments in argumentLists {
-            children.append(try ChildProcess.start(probe, ["--start-after", gate.path] + arguments))
-        }
-        for child in children { _ = try await child.waitForLine(deadline: deadline) { $0 == "waiting" } }
-        let running = ContinuousClock.now
-        try #require(FileManager.default.createFile(atPath: gate.path, contents: nil))
-        try await ChildProcess.waitForAll(children, deadline: deadline)
-        withExtendedLifetime(gates) {}   // the gate must stay until every child has passed it
-        for child in children {
-            try #require(child.termination == ProbeExit.success.termination, "\(child.error("\(child.termination!)"))")
-        }
-        print("ContentionTests: \(children.count) × \(argumentLists[0][0]): started in \(running - started), "
-            + "worked in \(ContinuousClock.now - running)")
-        return children
+        try await ProcessFaults(program: "storage-probe", deadline: .seconds(120)).runTogether(argumentLists)
     }
 
-    /// Every value the children's increments returned (`values 1 5 9 ...` lines).
+    /// Every value the children's increments returned (`values 1 5 9 ...` lines), each child's rising.
     func returnedValues(_ children: [ChildProcess]) throws -> [Int] {
-        var all: [Int] = []
-        for child in children {
-            let line = try #require(child.outputLines.first { $0.hasPrefix("values") }, "\(child.error("no values line"))")
-            let values = line.split(separator: " ").dropFirst().compactMap { Int($0) }
-            #expect(values == values.sorted() && Set(values).count == values.count,
-                    "a process's own increments must rise: \(child.pid)")
-            all += values
-        }
-        return all
+        try ProcessFaults.incrementValues(children)
     }
 
     @Test func defaultsSuiteIncrementsFromFourProcessesAllCount() async throws {

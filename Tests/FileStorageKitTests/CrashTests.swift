@@ -7,13 +7,15 @@ import Glibc
 #endif
 
 /// Issue 3, item 1: a writer killed with SIGKILL at a random moment leaves one complete version.
+/// Issue 11, item 6: the temporary file a killed write leaves is removed by the next write.
 ///
-/// Each trial starts a fresh `storage-probe write-loop`, which continues from the version on disk
-/// and writes 48 KB versions through `PlistFileStorage` as fast as it can (binary, and XML every
-/// fourth trial); once it reports its first version done, the test waits a random 0–30 ms (the kill
-/// moment) and kills it. The file must then decode as one complete, self-consistent version, never
-/// older than one already seen. Temporary files a killed write leaves behind stay, and must never
-/// be taken for the file. `CRASH_TEST_SEED=<n>` replays a run's kill moments.
+/// Each trial starts a fresh `storage-probe write-loop` (through `ProcessFaults`), which continues
+/// from the version on disk and writes 48 KB versions through `PlistFileStorage` as fast as it can
+/// (binary, and XML every fourth trial); once it reports its first version done, the harness waits a
+/// random 0–30 ms (the kill moment) and kills it. The file must then decode as one complete,
+/// self-consistent version, never older than one already seen. A kill inside a write leaves that
+/// writer's temporary file; the next writer's first write removes it. `CRASH_TEST_SEED=<n>` replays
+/// a run's kill moments.
 @Suite struct CrashTests {
     /// One version as `write-loop` writes it.
     struct LoopVersion: Codable {
@@ -30,74 +32,53 @@ import Glibc
     static let trials = 200
     static let fileName = "state.plist"
 
-    /// The seed: `CRASH_TEST_SEED` (decimal) replays a run; otherwise a fresh one, printed.
-    static func seed() -> UInt64 {
-        ProcessInfo.processInfo.environment["CRASH_TEST_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
-    }
-
     @Test func killedWriterLeavesOneCompleteVersion() async throws {
-        let probe = try ChildProcess.storageProbe()
+        let faults = try ProcessFaults(program: "storage-probe", deadline: .seconds(30))
         let temp = try TemporaryFolder(prefix: "crash")
-        let folder = temp.url
-        let file = folder.appendingPathComponent(Self.fileName)
-        let seed = Self.seed()
-        var rng = SeededGenerator(seed: seed)
-        print("CrashTests: seed \(seed) (replay with CRASH_TEST_SEED=\(seed)); \(Self.trials) trials in \(folder.path)")
+        let file = temp.file(Self.fileName)
+        let temporaryPrefix = ".\(Self.fileName).tmp-"
+        print("CrashTests: \(Self.trials) trials in \(temp.url.path)")
 
-        let started = ContinuousClock.now
         var lastSeen = 0
         var midWrite = 0
-        var temporaries: Set<String> = []
-        for trial in 1...Self.trials {
-            let pauseMicroseconds = rng.int(in: 0...30_000)
-            // Mostly binary, which a debug build encodes fast, so more kills land inside the write itself.
-            let format = trial % 4 == 0 ? "xml" : "binary"
-            let child = try ChildProcess.start(probe, ["write-loop", file.path, format])
-            let ready = try await child.waitForLine(deadline: .now + .seconds(30)) { $0.hasPrefix("ready ") }
-            let readyVersion = try #require(Int(ready.dropFirst("ready ".count)), "trial \(trial): \(ready)")
-            // This pause is the point of the test, not a wait for a condition: it picks the kill moment.
-            try await Task.sleep(for: .microseconds(pauseMicroseconds))
-            child.kill(SIGKILL)
-            let end = try await child.waitForExit(deadline: .now + .seconds(30))
-            try #require(end == .signaled(SIGKILL), "trial \(trial): the writer ended by itself: \(child.error("\(end)"))")
-
-            let context = "trial \(trial) (\(format)) of seed \(seed), killed \(pauseMicroseconds) µs after version \(readyVersion)"
+        // Mostly binary, which a debug build encodes fast, so more kills land inside the write itself.
+        let run = try await faults.killAtRandomMoments(label: "CrashTests", trials: Self.trials, arguments: { trial in
+            ["write-loop", file.path, trial % 4 == 0 ? "xml" : "binary"]
+        }) { kill in
+            let readyVersion = try #require(kill.readyNumber, "\(kill)")
             let loaded: LoopVersion
             do {
                 loaded = try PlistFileStorage().data(for: file)
             } catch {
-                Issue.record("\(context): the file does not decode: \(error)")
+                Issue.record("\(kill): the file does not decode: \(error)")
                 return
             }
             #expect(loaded.payload == ProbeSnapshot.payload(version: loaded.version),
-                    "\(context): version \(loaded.version) holds another version's payload")
-            #expect(loaded.version >= readyVersion, "\(context): version \(loaded.version) is older than the one reported done")
-            #expect(loaded.version >= lastSeen, "\(context): version \(loaded.version) went back from \(lastSeen)")
+                    "\(kill): version \(loaded.version) holds another version's payload")
+            #expect(loaded.version >= readyVersion, "\(kill): version \(loaded.version) is older than the one reported done")
+            #expect(loaded.version >= lastSeen, "\(kill): version \(loaded.version) went back from \(lastSeen)")
             lastSeen = max(lastSeen, loaded.version)
 
+            // Earlier writers' leftovers are gone (this writer's first write removed them); only the
+            // killed writer's own temporary file may be here, when the kill landed inside a write.
             let entries = try temp.entries()
-            let newTemporaries = Set(entries.filter { $0.hasPrefix(".\(Self.fileName).tmp-") }).subtracting(temporaries)
-            temporaries.formUnion(newTemporaries)
-            // A temporary file left behind shows the kill landed between its creation and the rename.
-            if !newTemporaries.isEmpty { midWrite += 1 }
-            #expect(newTemporaries.count <= 1 && newTemporaries.allSatisfy { $0.hasPrefix(".\(Self.fileName).tmp-\(child.pid)-") },
-                    "\(context): temporary files not from this writer's last write: \(newTemporaries)")
+            let temporaries = entries.filter { $0.hasPrefix(temporaryPrefix) }
+            if !temporaries.isEmpty { midWrite += 1 }
+            #expect(temporaries.count <= 1 && temporaries.allSatisfy { $0.hasPrefix("\(temporaryPrefix)\(kill.pid)-") },
+                    "\(kill): temporary files not from this writer's last write: \(temporaries)")
             let unexpected = entries.filter {
-                $0 != Self.fileName && $0 != ".\(Self.fileName).lock" && !$0.hasPrefix(".\(Self.fileName).tmp-")
+                $0 != Self.fileName && $0 != ".\(Self.fileName).lock" && !$0.hasPrefix(temporaryPrefix)
             }
-            #expect(unexpected.isEmpty, "\(context): unexpected files \(unexpected)")
-            #expect(entries.contains(".\(Self.fileName).lock"), "\(context): the lock sidecar is gone")
+            #expect(unexpected.isEmpty, "\(kill): unexpected files \(unexpected)")
+            #expect(entries.contains(".\(Self.fileName).lock"), "\(kill): the lock sidecar is gone")
         }
 
-        // The leftovers are only temporary files: the file still reads, and a new write succeeds beside them.
-        let leftovers = try temp.entries().filter { $0.hasPrefix(".\(Self.fileName).tmp-") }
-        #expect(leftovers.count == midWrite)
-        let elapsed = ContinuousClock.now - started
-        print("CrashTests: \(Self.trials) kills in \(elapsed); \(midWrite) landed mid-write (a temporary file left behind); "
-            + "last version \(lastSeen)")
+        print("CrashTests: \(run); \(midWrite) kills landed mid-write (a temporary file left behind); last version \(lastSeen)")
         #expect(lastSeen >= Self.trials, "every trial writes at least one version")
+        // The next write succeeds beside the last leftover and removes it.
         try await PlistFileStorage().async.update(at: file, default: LoopVersion(version: 0)) { $0 = LoopVersion(version: $0.version + 1) }
         let final: LoopVersion = try PlistFileStorage().data(for: file)
         #expect(final.version == lastSeen + 1)
+        #expect(try temp.entries().sorted() == [".\(Self.fileName).lock", Self.fileName])
     }
 }

@@ -43,9 +43,9 @@ import Glibc
         let entriesBefore = try temp.entries()
 
         // The probe tries to write about 80 KB under an 8 KB file-size limit, with SIGXFSZ ignored: EFBIG.
-        let child = try ChildProcess.start(try ChildProcess.storageProbe(), ["write-limited", file.path, "8192", api])
-        let end = try await child.waitForExit(deadline: .now + .seconds(60))
-        #expect(end == ProbeExit.diskFull.termination, "\(child.error("\(end)"))")
+        let child = try await ProcessFaults(program: "storage-probe", deadline: .seconds(60))
+            .runWithFileSizeLimit(8192, ["write-large", file.path, "8192", api])
+        #expect(child.termination == ProbeExit.diskFull.termination, "\(child.error("\(child.termination!)"))")
         #expect(child.outputLines == ["error: diskFull"], "\(child.error("wrong report"))")
         #expect(try Data(contentsOf: file) == previous, "the previous version changed")
         // The half-written temporary file is removed, not left to fill the disk further.
@@ -54,32 +54,21 @@ import Glibc
 
     // MARK: Read-only folder
 
-    @Test(.enabled(if: ChildProcess.unprivilegedWrapper != nil,
+    @Test(.enabled(if: ProcessFaults.canRunUnprivileged,
                    "needs root and setpriv or runuser to run the probe as an unprivileged user (root ignores mode bits)"),
           arguments: writeAPIs)
     func readOnlyFolderIsPermissionDenied(api: String) async throws {
-        let wrapper = try #require(ChildProcess.unprivilegedWrapper)
-        // TemporaryFolder makes its folder 0700, which the unprivileged user cannot enter; open it up.
         let temp = try TemporaryFolder(prefix: "fault-read-only")
-        try #require(chmod(temp.url.path, 0o755) == 0)
         let folder = temp.folder("read-only")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let file = folder.appendingPathComponent("locked.plist")
         let previous = try writePreviousVersion("locked.plist", in: folder, api: api)
         let entriesBefore = try temp.entries(in: "read-only")
-        try #require(chown(file.path, 0, 0) == 0 && chmod(file.path, 0o444) == 0)
-        try #require(chown(folder.path, 0, 0) == 0 && chmod(folder.path, 0o555) == 0)
-        // The unprivileged probe must reach the folder: every parent needs search permission for others.
-        var parent = folder.deletingLastPathComponent()
-        while parent.path != "/" {
-            var info = stat()
-            try #require(stat(parent.path, &info) == 0 && info.st_mode & 0o001 != 0, "\(parent.path) is not searchable by others")
-            parent = parent.deletingLastPathComponent()
-        }
+        try ProcessFaults.makeReadOnly(folder, files: [file], in: temp)
 
-        let child = try ChildProcess.start(try ChildProcess.storageProbe(), ["write-readonly", file.path, api], wrapper: wrapper)
-        let end = try await child.waitForExit(deadline: .now + .seconds(60))
-        #expect(end == ProbeExit.permissionDenied.termination, "\(child.error("\(end)"))")
+        let child = try await ProcessFaults(program: "storage-probe", deadline: .seconds(60))
+            .runUnprivileged(["write-readonly", file.path, api])
+        #expect(child.termination == ProbeExit.permissionDenied.termination, "\(child.error("\(child.termination!)"))")
         #expect(child.outputLines == ["error: permissionDenied"], "\(child.error("wrong report"))")
         #expect(try Data(contentsOf: file) == previous, "the file changed")
         #expect(try temp.entries(in: "read-only") == entriesBefore)

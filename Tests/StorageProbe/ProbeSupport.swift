@@ -62,18 +62,6 @@ func usage(_ message: String) -> Never {
     exit(ProbeExit.usage.rawValue)
 }
 
-/// Prints `waiting`, then waits until `gate` exists (at most 60 s), so a batch of probes starts its
-/// work together, once every one of them is running.
-func waitForGate(_ gate: String) {
-    print("waiting")
-    fflush(nil)   // all streams: `stdout` itself is not concurrency-safe to name
-    let deadline = ContinuousClock.now + .seconds(60)
-    while access(gate, F_OK) != 0 {
-        guard ContinuousClock.now < deadline else { usage("\(gate) did not appear within 60 s") }
-        usleep(1_000)
-    }
-}
-
 /// Writes `value` to `url` through one of the toolkit's write paths.
 func write(_ value: Snapshot, to url: URL, api: String) throws {
     switch api {

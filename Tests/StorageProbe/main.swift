@@ -11,11 +11,12 @@
 //     defaults-set FOLDER SUITE KEY VALUE    DefaultsSuite.set(VALUE, forKey: KEY)
 //     storage-increment FILE N               N × PlistFileStorage.update incrementing `Counter.count`
 //     storage-set-key FILE KEY VALUE         PlistFileStorage.update adding KEY: VALUE to a [String: Int]
-//     write-limited FILE BYTES API           RLIMIT_FSIZE = BYTES, SIGXFSZ ignored, then a large write
+//     write-large FILE BYTES API             one write of more than BYTES (with --file-size-limit BYTES)
 //     write-readonly FILE API                one write, expected to be refused
 //
-// `--start-after GATE` before the command prints `waiting` and holds the work until the file GATE
-// exists, so a batch of probes contends for real instead of starting one after another.
+// `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
+// holds the work until the file GATE exists, so a batch of probes contends for real instead of
+// starting one after another; `--file-size-limit BYTES` sets RLIMIT_FSIZE with SIGXFSZ ignored.
 //
 // API is `storage` (PlistFileStorage.write), `durable` (DurableFile.write) or `defaults`
 // (DefaultsSuite.set on the suite named after FILE, in FILE's folder).
@@ -28,11 +29,9 @@ import Glibc
 #endif
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.count >= 2 && arguments[0] == "--start-after" {
-    let gate = arguments[1]
-    arguments.removeFirst(2)
-    waitForGate(gate)
-}
+let options = ProbeOptions.parse(&arguments)
+options.applyLimits()
+options.waitForGate()
 guard !arguments.isEmpty else { usage("no command") }
 let command = arguments.removeFirst()
 
@@ -70,13 +69,10 @@ do {
         let key = arguments[1]
         try storage.update(at: URL(fileURLWithPath: arguments[0]), default: [String: Int]()) { $0[key] = value }
         print("ok")
-    case "write-limited":
-        guard arguments.count == 3, let bytes = UInt64(arguments[1]) else { usage("write-limited FILE BYTES API") }
-        var limit = rlimit(rlim_cur: rlim_t(bytes), rlim_max: rlim_t(bytes))
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { usage("setrlimit failed: errno \(errno)") }
-        // Without this the kernel kills the process with SIGXFSZ instead of failing the write with EFBIG.
-        signal(SIGXFSZ, SIG_IGN)
-        let large = Snapshot(version: -1, payloadSize: Int(bytes) * 2 + 64 * 1024)
+    case "write-large":
+        // Run with `--file-size-limit BYTES` (ProcessFaults.runWithFileSizeLimit): the write fails with EFBIG.
+        guard arguments.count == 3, let bytes = Int(arguments[1]) else { usage("write-large FILE BYTES API") }
+        let large = Snapshot(version: -1, payloadSize: bytes * 2 + 64 * 1024)
         try write(large, to: URL(fileURLWithPath: arguments[0]), api: arguments[2])
         print("ok")
     case "write-readonly":
