@@ -78,6 +78,8 @@ let package = Package(
                          path: "Tests/StorageProbe"),
         // A child process the ModelPersistence tests start.
         .executableTarget(name: "model-probe", dependencies: ["ModelPersistence", "TestSupport"], path: "Tests/ModelProbe"),
+        // The Foundation side of DefaultsSuite's differential test against `UserDefaults`.
+        .executableTarget(name: "defaults-oracle", dependencies: ["TestSupport"], path: "Tests/DefaultsOracle"),
         // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],

@@ -59,7 +59,7 @@ struct FileStorageKitStep: TourStep {
         context.say("update(at:default:) three times under the lock: count \(seen.map(String.init).joined(separator: " -> "))")
     }
 
-    /// A `DefaultsSuite`: defaults, typed values, the XML file, a second instance, an atomic increment.
+    /// A `DefaultsSuite`: defaults, typed values, the binary file, a second instance, an atomic increment.
     private func defaultsSuite(_ context: TourContext, in preferences: URL) throws {
         let suiteName = "com.example.tour"
         let suite = DefaultsSuite(suiteName: suiteName, folder: preferences, lockTimeout: .seconds(30))
@@ -77,12 +77,14 @@ struct FileStorageKitStep: TourStep {
         context.say("  reads: volume \(suite.integer(forKey: "volume")) (stored), theme \(suite.string(forKey: "theme") ?? "nil") "
             + "(registered, not in the file), onboarded \(suite.bool(forKey: "onboarded"))")
         let storedDate = suite.date(forKey: "lastOpened")
-        try check(storedDate == Date(timeIntervalSince1970: 1_735_689_600), "lastOpened read back as \(String(describing: storedDate))")
-        context.say("  lastOpened set to …00.750 Z, read back as \(storedDate.map { $0.formatted(.iso8601) } ?? "nil") "
-            + "(XML keeps whole seconds)")
+        try check(storedDate == opened, "lastOpened read back as \(String(describing: storedDate))")
+        context.say("  lastOpened set to …00.750 Z, read back equal, fraction included (the file is a binary plist, "
+            + "as Apple writes preferences)")
 
-        let text = String(decoding: try DurableFile.read(suite.url), as: UTF8.self)
-        context.say("  \(suite.url.lastPathComponent) (stored keys only, sorted), first lines:")
+        let bytes = try DurableFile.read(suite.url)
+        try check(bytes.starts(with: Array("bplist00".utf8)), "the suite's file is not a binary plist")
+        let text = String(decoding: try PlistValue(parsing: bytes).serialized(as: .xml), as: UTF8.self)
+        context.say("  \(suite.url.lastPathComponent) (\(bytes.count) bytes of bplist00: stored keys only, sorted), as XML:")
         for line in text.split(separator: "\n").prefix(10) {
             context.say("    | " + line.replacingOccurrences(of: "\t", with: "  "))
         }

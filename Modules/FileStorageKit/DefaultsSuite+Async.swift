@@ -1,72 +1,91 @@
 import Foundation
 import PlistCodec
 
-/// Writers for async code. They wait for the lock with `Task.sleep`, so a task waiting for another
-/// writer never holds one of the cooperative pool's threads (the synchronous writers sleep on the
-/// calling thread). In an async context the compiler picks these and asks for `await`.
 extension DefaultsSuite {
-    /// Stores `value` for `key` (or removes the key when `nil`), durably, merging into the newest file.
-    public func set(_ value: PlistValue?, forKey key: String) async throws {
-        try await mutate { $0[key] = value }
-    }
+    /// The writers for async code: the same durable, merging writes, waiting for the lock with
+    /// `Task.sleep`, so a task waiting for another writer never holds one of the cooperative pool's
+    /// threads (the synchronous setters sleep on the calling thread).
+    ///
+    /// ```swift
+    /// try await suite.async.set(true, forKey: "onboarded")
+    /// let launches = try await suite.async.increment("launches")
+    /// ```
+    ///
+    /// They live on a view of their own rather than as `async` overloads of `set(_:forKey:)` and the
+    /// rest: Swift picks an `async` overload of the same name inside every `async` function, so code
+    /// ported from `UserDefaults` (`try suite.set(1, forKey: "n")`) would stop compiling there.
+    public var async: AsyncWriters { AsyncWriters(suite: self) }
 
-    /// Removes the stored value for `key`.
-    public func removeObject(forKey key: String) async throws {
-        try await set(nil, forKey: key)
-    }
+    /// `DefaultsSuite`'s writers for async code; see `DefaultsSuite.async`.
+    public struct AsyncWriters: Sendable {
+        /// The suite written to.
+        public let suite: DefaultsSuite
 
-    /// Atomically reads, changes and writes the value for `key` under the exclusive lock.
-    @discardableResult
-    public func update<R>(forKey key: String, _ body: (inout PlistValue?) throws -> R) async throws -> R {
-        try await mutate { dict in
-            var value = dict[key]
-            let result = try body(&value)
-            dict[key] = value
-            return result
+        /// Stores `value` for `key` (or removes the key when `nil`), durably, merging into the newest file.
+        public func set(_ value: PlistValue?, forKey key: String) async throws {
+            try await suite.mutate { $0[key] = value }
         }
-    }
 
-    /// Changes many keys in one locked read-merge-write.
-    @discardableResult
-    public func updateAll<R>(_ body: (inout PlistDictionary) throws -> R) async throws -> R {
-        try await mutate(body)
-    }
-
-    /// Atomically adds `amount` to the integer for `key` (missing counts as 0) and returns the new value.
-    @discardableResult
-    public func increment(_ key: String, by amount: Int = 1) async throws -> Int {
-        try await update(forKey: key) { value in
-            let next = (value?.intValue ?? 0) + amount
-            value = .int(next)
-            return next
+        /// Removes the stored value for `key`.
+        public func removeObject(forKey key: String) async throws {
+            try await set(nil, forKey: key)
         }
-    }
 
-    /// Stores a Codable value for `key`, encoded as property-list values.
-    public func set<T: Encodable>(encoding value: T, forKey key: String) async throws {
-        let encoded: PlistValue
-        do {
-            encoded = try PlistEncoder().encodeToValue(value)
-        } catch {
-            throw FileStorageError.encodingFailed(url, "key \(key): \(error)")
+        /// Atomically reads, changes and writes the value for `key` under the exclusive lock.
+        @discardableResult
+        public func update<R>(forKey key: String, _ body: (inout PlistValue?) throws -> R) async throws -> R {
+            try await suite.mutate { dict in
+                var value = dict[key]
+                let result = try body(&value)
+                dict[key] = value
+                return result
+            }
         }
-        try await set(encoded, forKey: key)
-    }
 
-    /// Stores a Boolean.
-    public func set(_ value: Bool, forKey key: String) async throws { try await set(.bool(value), forKey: key) }
-    /// Stores an integer.
-    public func set(_ value: Int, forKey key: String) async throws { try await set(.int(value), forKey: key) }
-    /// Stores a real.
-    public func set(_ value: Double, forKey key: String) async throws { try await set(.real(value), forKey: key) }
-    /// Stores a string.
-    public func set(_ value: String, forKey key: String) async throws { try await set(.string(value), forKey: key) }
-    /// Stores data.
-    public func set(_ value: Data, forKey key: String) async throws { try await set(.data(value), forKey: key) }
-    /// Stores a date.
-    public func set(_ value: Date, forKey key: String) async throws { try await set(.date(value), forKey: key) }
-    /// Stores an array of strings.
-    public func set(_ value: [String], forKey key: String) async throws {
-        try await set(.array(value.map(PlistValue.string)), forKey: key)
+        /// Changes many keys in one locked read-merge-write.
+        @discardableResult
+        public func updateAll<R>(_ body: (inout PlistDictionary) throws -> R) async throws -> R {
+            try await suite.mutate(body)
+        }
+
+        /// Atomically adds `amount` to the integer for `key` (missing counts as 0) and returns the new value.
+        @discardableResult
+        public func increment(_ key: String, by amount: Int = 1) async throws -> Int {
+            try await update(forKey: key) { value in
+                let next = (value?.intValue ?? 0) + amount
+                value = .int(next)
+                return next
+            }
+        }
+
+        /// Stores a Codable value for `key`, encoded as property-list values.
+        public func set<T: Encodable>(encoding value: T, forKey key: String) async throws {
+            try await set(try suite.encodedValue(value, forKey: key), forKey: key)
+        }
+
+        /// Stores a Boolean.
+        public func set(_ value: Bool, forKey key: String) async throws { try await set(.bool(value), forKey: key) }
+        /// Stores an integer.
+        public func set(_ value: Int, forKey key: String) async throws { try await set(.int(value), forKey: key) }
+        /// Stores a real.
+        public func set(_ value: Double, forKey key: String) async throws { try await set(.real(value), forKey: key) }
+        /// Stores a 32-bit real.
+        public func set(_ value: Float, forKey key: String) async throws { try await set(.float(value), forKey: key) }
+        /// Stores a string.
+        public func set(_ value: String, forKey key: String) async throws { try await set(.string(value), forKey: key) }
+        /// Stores data.
+        public func set(_ value: Data, forKey key: String) async throws { try await set(.data(value), forKey: key) }
+        /// Stores a date.
+        public func set(_ value: Date, forKey key: String) async throws { try await set(.date(value), forKey: key) }
+        /// Stores an array of strings.
+        public func set(_ value: [String], forKey key: String) async throws {
+            try await set(.array(value.map(PlistValue.string)), forKey: key)
+        }
+        /// Stores a URL as `DefaultsSuite.set(_:forKey:)` does (a file URL as its path), or removes the key for `nil`.
+        // Disfavoured, so `set(nil, forKey:)` still means "remove" without naming a type.
+        @_disfavoredOverload
+        public func set(_ value: URL?, forKey key: String) async throws {
+            try await set(value.map(DefaultsSuite.storedValue(for:)), forKey: key)
+        }
     }
 }

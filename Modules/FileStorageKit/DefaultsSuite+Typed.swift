@@ -1,49 +1,96 @@
 import Foundation
 import PlistCodec
 
-/// Typed getters and setters, converting as `UserDefaults` does where the conversion is lossless.
+/// Typed getters and setters, converting between stored types as `UserDefaults` does, so ported
+/// code reads the same values: a Bool reads as the string "1" or "0", "42abc" and " 42" read as the
+/// integer 42, and a string is a true Bool when it starts with Y, y, T, t or a digit 1-9. The one
+/// difference is where Foundation gives garbage: an integer from a real outside `Int`'s range is 0
+/// here (Foundation gives `Int.min`). `DefaultsSuiteFoundationTests` compares every getter with
+/// `Foundation.UserDefaults` on each kind of stored value.
 extension DefaultsSuite {
-    /// The string for `key`; numbers are given as their text.
+    /// The string for `key`: a stored string; a number as its text; a Bool as "1" or "0".
     public func string(forKey key: String) -> String? {
         switch object(forKey: key) {
         case .string(let s): return s
         case .integer(let i): return i.description
         case .real(let d): return "\(d)"
+        case .float(let f): return "\(f)"
+        case .bool(let b): return b ? "1" : "0"
         default: return nil
         }
     }
 
-    /// The integer for `key`, or 0. Reals are truncated, `true` is 1, numeric strings are parsed.
+    /// The integer for `key`, or 0. Reals are truncated toward zero (0 when out of range), `true` is
+    /// 1, and a string gives the integer it starts with, after white space (`NSString.integerValue`).
     public func integer(forKey key: String) -> Int {
         switch object(forKey: key) {
         case .integer(let i): return Int(clamping: i.value)
         case .real(let d) where d.isFinite: return Int(exactly: d.rounded(.towardZero)) ?? 0
         case .float(let f) where f.isFinite: return Int(exactly: f.rounded(.towardZero)) ?? 0
         case .bool(let b): return b ? 1 : 0
-        case .string(let s): return Int(s) ?? Double(s).flatMap { Int(exactly: $0.rounded(.towardZero)) } ?? 0
+        case .string(let s): return NSString(string: s).integerValue
         default: return 0
         }
     }
 
-    /// The number for `key` as a `Double`, or 0.
+    /// The number for `key` as a `Double`, or 0. A string gives the number it starts with, after
+    /// white space (`NSString.doubleValue`: "42abc" is 42, "1e3" is 1000).
     public func double(forKey key: String) -> Double {
         switch object(forKey: key) {
-        case .string(let s): return Double(s) ?? 0
+        case .integer(let i): return Double(i.value)
+        case .real(let d): return d
+        case .float(let f): return Double(f)
         case .bool(let b): return b ? 1 : 0
-        case let v?: return v.doubleValue ?? 0
-        case nil: return 0
+        case .string(let s): return NSString(string: s).doubleValue
+        default: return 0
         }
     }
 
-    /// The Boolean for `key`, or `false`. Non-zero numbers and the strings `YES`, `true`, `1` are `true`.
+    /// The number for `key` as a `Float`, or 0; converted as `double(forKey:)` does.
+    public func float(forKey key: String) -> Float {
+        switch object(forKey: key) {
+        case .float(let f): return f
+        case .string(let s): return NSString(string: s).floatValue
+        default: return Float(double(forKey: key))
+        }
+    }
+
+    /// The Boolean for `key`, or `false`. Non-zero numbers are `true`; a string is `true` when, after
+    /// white space, an optional sign and leading zeros, it starts with Y, y, T, t or a digit 1-9
+    /// (`NSString.boolValue`: "yes", "TRUE", "1" and "9 lives" are true; "no", "0", "000" are not).
     public func bool(forKey key: String) -> Bool {
         switch object(forKey: key) {
         case .bool(let b): return b
         case .integer(let i): return i.value != 0
         case .real(let d): return d != 0
-        case .string(let s): return ["yes", "true", "1"].contains(s.lowercased())
+        case .float(let f): return f != 0
+        case .string(let s): return NSString(string: s).boolValue
         default: return false
         }
+    }
+
+    /// The URL for `key`. A stored string is a file path, with `~` expanded and a relative path taken
+    /// from the current folder, as Foundation reads it; a string this suite stored for a URL with a
+    /// scheme (`https://...`) reads back as that URL.
+    ///
+    /// Foundation also reads a keyed archive of an `NSURL` stored as data; this suite does not (it
+    /// returns `nil` for data), since `UserDefaults` on Linux crashes on it.
+    public func url(forKey key: String) -> URL? {
+        guard case .string(let s)? = object(forKey: key) else { return nil }
+        if Self.hasScheme(s), let url = URL(string: s) { return url }
+        return URL(fileURLWithPath: NSString(string: s).expandingTildeInPath)
+    }
+
+    /// Whether `text` starts with `scheme://`, which a file path never does.
+    static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.range(of: "://"), colon.lowerBound > text.startIndex else { return false }
+        let scheme = text[..<colon.lowerBound]
+        return scheme.first!.isLetter && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+    }
+
+    /// What `set(_: URL?, forKey:)` stores: a file URL's path, any other URL's text.
+    static func storedValue(for url: URL) -> PlistValue {
+        .string(url.isFileURL ? url.path : url.absoluteString)
     }
 
     /// The data for `key`.
@@ -85,13 +132,16 @@ extension DefaultsSuite {
 
     /// Stores a Codable value for `key`, encoded as property-list values (not as a data blob).
     public func set<T: Encodable>(encoding value: T, forKey key: String) throws {
-        let encoded: PlistValue
+        try set(try encodedValue(value, forKey: key), forKey: key)
+    }
+
+    /// `value` encoded as property-list values, or `.encodingFailed` naming the suite and the key.
+    func encodedValue<T: Encodable>(_ value: T, forKey key: String) throws -> PlistValue {
         do {
-            encoded = try PlistEncoder().encodeToValue(value)
+            return try PlistEncoder().encodeToValue(value)
         } catch {
             throw FileStorageError.encodingFailed(url, "key \(key): \(error)")
         }
-        try set(encoded, forKey: key)
     }
 
     /// Stores a Boolean.
@@ -100,6 +150,13 @@ extension DefaultsSuite {
     public func set(_ value: Int, forKey key: String) throws { try set(.int(value), forKey: key) }
     /// Stores a real.
     public func set(_ value: Double, forKey key: String) throws { try set(.real(value), forKey: key) }
+    /// Stores a 32-bit real (kept as one: a binary file holds it exactly).
+    public func set(_ value: Float, forKey key: String) throws { try set(.float(value), forKey: key) }
+    /// Stores a URL: a file URL as its path (as `UserDefaults` does), any other URL as its text;
+    /// `nil` removes the key.
+    // Disfavoured, so `set(nil, forKey:)` still means "remove" without naming a type.
+    @_disfavoredOverload
+    public func set(_ value: URL?, forKey key: String) throws { try set(value.map(Self.storedValue(for:)), forKey: key) }
     /// Stores a string.
     public func set(_ value: String, forKey key: String) throws { try set(.string(value), forKey: key) }
     /// Stores data.

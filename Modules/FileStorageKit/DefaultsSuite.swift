@@ -4,7 +4,9 @@ import Synchronization
 
 /// What `UserDefaults(suiteName:)` promises, kept safely in a property-list file.
 ///
-/// A suite lives in `<preferences>/<suite>.plist` (XML, keys sorted, as Apple writes preferences).
+/// A suite lives in `<preferences>/<suite>.plist`: a binary property list with its keys sorted, as
+/// Apple writes preferences, so every value (a `Date`'s fraction of a second included) comes back as
+/// it was set. A file a person or another program wrote as XML is read, and rewritten as XML.
 /// Reads are served from memory and reloaded only when the file changed (see `FileChangeMonitor`:
 /// another process's change is seen within 100 ms). Every write is durable and merges only its own
 /// key into the newest file under the exclusive lock, so concurrent processes keep each other's keys.
@@ -30,6 +32,9 @@ public final class DefaultsSuite: Sendable {
     public let url: URL
     /// How long a write waits for another writer's lock.
     public let lockTimeout: Duration
+    /// The format a new file is written in (`.binary` unless chosen otherwise); an existing file
+    /// keeps its own.
+    public let newFileFormat: PlistFormat
 
     /// Replaced once, when the first write creates a folder that did not exist (inotify needs it).
     private let monitorBox: Mutex<FileChangeMonitor>
@@ -41,25 +46,33 @@ public final class DefaultsSuite: Sendable {
         var registered: [String: PlistValue] = [:]
         var seenToken: UInt64 = .max
         var lastLoadError: FileStorageError?
+        /// The format of the file as last read or written.
+        var fileFormat: PlistFormat
         var observers: [UInt64: AsyncStream<String>.Continuation] = [:]
         var nextObserver: UInt64 = 0
     }
 
     /// Opens the suite `suiteName` in the preferences folder of `directories`.
     public convenience init(suiteName: String, directories: AppDirectories = AppDirectories(appName: DefaultsSuite.programName),
-                            lockTimeout: Duration = FileLock.defaultTimeout) {
-        self.init(suiteName: suiteName, folder: directories.preferences, lockTimeout: lockTimeout)
+                            lockTimeout: Duration = FileLock.defaultTimeout, newFileFormat: PlistFormat = .binary) {
+        self.init(suiteName: suiteName, folder: directories.preferences, lockTimeout: lockTimeout, newFileFormat: newFileFormat)
     }
 
     /// Opens the suite `suiteName` in `folder`; programs that pass the same folder share the suite.
-    public init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout) {
+    ///
+    /// - Parameter newFileFormat: The format of the file when this suite creates it: `.binary`, as
+    ///   Apple's preferences, or `.xml` to keep it readable in an editor. A file that exists keeps its
+    ///   format. `.openStep` is read-only and counts as `.xml`.
+    public init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout,
+                newFileFormat: PlistFormat = .binary) {
         self.suiteName = suiteName
+        self.newFileFormat = newFileFormat == .openStep ? .xml : newFileFormat
         url = folder.appendingPathComponent(AppDirectories.safeComponent(suiteName) + ".plist").standardizedFileURL
         self.lockTimeout = lockTimeout
         // Opening a suite creates nothing: the folder is made by the first write. Until the folder exists
         // the monitor polls (inotify needs a folder to watch); the first write upgrades it.
         monitorBox = Mutex(FileChangeMonitor(url: url))
-        state = Mutex(State())
+        state = Mutex(State(fileFormat: self.newFileFormat))
     }
 
     deinit {
@@ -72,6 +85,9 @@ public final class DefaultsSuite: Sendable {
 
     /// The suite named after the program, in its preferences folder (`PERSISTENCE_TOOLKIT_ROOT` applies).
     public static let standard = DefaultsSuite(suiteName: programName)
+
+    /// The format of the suite's file as last read or written (`newFileFormat` before there is one).
+    public var fileFormat: PlistFormat { state.withLock { $0.fileFormat } }
 
     /// Why the last reload failed, if it did (the suite then serves its last good values).
     public var lastLoadError: FileStorageError? { state.withLock { $0.lastLoadError } }
@@ -178,7 +194,8 @@ public final class DefaultsSuite: Sendable {
     private func load(_ s: inout State, token: UInt64) throws(FileStorageError) {
         s.seenToken = token
         do {
-            let fresh = try readFile()
+            let (fresh, format) = try readFile()
+            s.fileFormat = format
             s.lastLoadError = nil
             publish(old: s.stored, new: fresh, &s)
         } catch {
@@ -187,9 +204,10 @@ public final class DefaultsSuite: Sendable {
         }
     }
 
-    /// The file's contents: empty when it does not exist; `.corrupt` when it is not a dictionary plist.
-    private func readFile() throws(FileStorageError) -> PlistDictionary {
-        guard let data = try DurableFile.readIfPresent(url) else { return PlistDictionary() }
+    /// The file's contents and format: empty and `newFileFormat` when it does not exist; `.corrupt`
+    /// when it is not a dictionary plist.
+    private func readFile() throws(FileStorageError) -> (PlistDictionary, PlistFormat) {
+        guard let data = try DurableFile.readIfPresent(url) else { return (PlistDictionary(), newFileFormat) }
         let value: PlistValue
         do {
             value = try PlistValue(parsing: data)
@@ -201,7 +219,9 @@ public final class DefaultsSuite: Sendable {
         guard case .dictionary(let dict) = value else {
             throw .corrupt(url, PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict"))
         }
-        return dict
+        // OpenStep text can be read but not written: such a file is rewritten as XML, still text.
+        let format = PlistFormat.detect(data)
+        return (dict, format == .openStep ? .xml : format)
     }
 
     private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
@@ -233,17 +253,22 @@ public final class DefaultsSuite: Sendable {
 
     /// Read the newest file, apply `change`, write if anything changed; the caller holds the lock.
     private func mutateLocked<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
-        let onDisk = try readFile()
+        let (onDisk, format) = try readFile()
         var updated = onDisk
         let result = try change(&updated)
-        if updated != onDisk {
+        // Key order is not a change: an encoded Codable value lists its keys in declaration order,
+        // the file in sorted order, and rewriting it for that would notify every observer.
+        if !updated.hasSameContents(as: onDisk) {
             updated.sortKeys()
-            let data = try PlistValue.dictionary(updated).serialized(as: .xml)
+            let data = try PlistValue.dictionary(updated).serialized(as: format)
             try DurableFile.write(data, to: url)
-            // Serve what the file holds (XML keeps dates to the second), not what was passed in.
-            if case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
+            // Serve what the file holds (an XML file keeps dates to the second), not what was passed in.
+            if format != .binary, case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
+        } else {
+            updated = onDisk
         }
         state.withLock { s in
+            s.fileFormat = format
             s.lastLoadError = nil
             publish(old: s.stored, new: updated, &s)
         }
@@ -252,9 +277,9 @@ public final class DefaultsSuite: Sendable {
 
     private func publish(old: PlistDictionary, new: PlistDictionary, _ s: inout State) {
         s.stored = new
-        guard !s.observers.isEmpty, old != new else { return }
+        guard !s.observers.isEmpty, !old.hasSameContents(as: new) else { return }
         var changed: [String] = []
-        for (k, v) in new where old[k] != v { changed.append(k) }
+        for (k, v) in new where !(old[k].map { $0.hasSameContents(as: v) } ?? false) { changed.append(k) }
         for k in old.keys where new[k] == nil { changed.append(k) }
         for key in changed { for c in s.observers.values { c.yield(key) } }
     }

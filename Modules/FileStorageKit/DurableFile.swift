@@ -30,17 +30,23 @@ public enum DurableFile {
         let folder = target.deletingLastPathComponent()
         var existing = stat()
         let mode: mode_t = stat(target.path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
-        let (fd, tempPath) = try createLockedTemporaryFile(for: target, url: url)
+        let (fd, lockFD, tempPath) = try createLockedTemporaryFile(for: target, url: url)
         var committed = false
+        var writing = true
         defer {
+            if writing { close(fd) }
             if !committed { unlink(tempPath) }
             // Closing releases the lock: only after the rename (or the unlink), so no cleaner can take
             // a temporary file that is still in use.
-            close(fd)
+            close(lockFD)
         }
         guard fchmod(fd, mode) == 0 else { throw FileStorageError.from(errno: errno, operation: "fchmod", url: url) }
         try writeAll(fd, data, url: url)
         guard fsyncRetrying(fd) == 0 else { throw FileStorageError.from(errno: errno, operation: "fsync", url: url) }
+        // The descriptor written through closes before the rename, so its close-after-write event
+        // names the temporary file, not the target: watchers of the target see one change, the rename.
+        close(fd)
+        writing = false
         guard rename(tempPath, target.path) == 0 else {
             throw FileStorageError.from(errno: errno, operation: "rename", url: url)
         }
@@ -51,25 +57,36 @@ public enum DurableFile {
 
     /// Creates `.<name>.tmp-<pid>-<random>` beside `target` and takes its `flock`, which the writer
     /// holds until its rename: a temporary file nobody holds belongs to a writer that died.
-    private static func createLockedTemporaryFile(for target: URL, url: URL) throws(FileStorageError) -> (Int32, String) {
+    ///
+    /// - Returns: A descriptor to write through, a read-only one holding the lock (closing it raises
+    ///   no close-after-write event), and the path.
+    private static func createLockedTemporaryFile(for target: URL, url: URL) throws(FileStorageError) -> (Int32, Int32, String) {
         let folder = target.deletingLastPathComponent()
         for _ in 0..<8 {
             let name = "\(TemporaryFiles.prefix(for: target.lastPathComponent))\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             let tempPath = folder.appendingPathComponent(name).path
             let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "create temporary file", url: url) }
+            let lockFD = open(tempPath, O_RDONLY | O_CLOEXEC)
+            guard lockFD >= 0 else {
+                let code = errno
+                close(fd)
+                unlink(tempPath)
+                throw FileStorageError.from(errno: code, operation: "open temporary file", url: url)
+            }
             // A cleaner in another process may have opened the name in the moment before this lock; it
             // holds the file only to check and unlink it, so wait briefly, then make sure the name
             // still leads to this file (a cleaner that won unlinked it: start again with a new name).
             var locked = false
             for attempt in 0..<2_000 {
-                if flock(fd, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+                if flock(lockFD, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
                 guard errno == EWOULDBLOCK || errno == EINTR else { break }
                 usleep(attempt < 100 ? 50 : 1_000)
             }
-            if locked && TemporaryFiles.isLinked(fd, at: tempPath) { return (fd, tempPath) }
+            if locked && TemporaryFiles.isLinked(lockFD, at: tempPath) { return (fd, lockFD, tempPath) }
             let code = errno
             close(fd)
+            close(lockFD)
             if !locked && code != EWOULDBLOCK && code != EINTR {
                 unlink(tempPath)
                 throw FileStorageError.from(errno: code, operation: "flock temporary file", url: url)

@@ -65,19 +65,32 @@ private final class KeyLog: Sendable {
         #expect(throws: FileStorageError.self) { try defaults.value(Profile.self, forKey: "string") }
     }
 
-    /// `UserDefaults` on Apple platforms keeps a date's fraction of a second (its files are binary); the
-    /// suite's XML file keeps whole seconds, so the value read back differs from the one set, and the
-    /// writing instance's own value changes when it next reloads the file.
-    @Test func datesAreServedAsTheFileHoldsThem() throws {
+    /// Issue 11, item 7: `UserDefaults` keeps a date's fraction of a second (Apple's preference files
+    /// are binary); so does the suite, whose new files are binary too: in this instance, in another,
+    /// and after the file is read again.
+    @Test func datesKeepTheirFractionOfASecond() throws {
         let temp = try TemporaryFolder()
         let defaults = suite(temp)
         let date = Date(timeIntervalSinceReferenceDate: 123_456_789.25)
         try defaults.set(date, forKey: "date")
-        // The suite is XML, which keeps dates to the second: this instance serves what the file
-        // holds (not the value passed in), so every instance and process agrees.
+        #expect(defaults.date(forKey: "date") == date)
+        try defaults.reload()
+        #expect(defaults.date(forKey: "date") == date)
+        #expect(suite(temp).date(forKey: "date") == date)
+        let now = Date()
+        try defaults.set(now, forKey: "now")
+        #expect(suite(temp).date(forKey: "now") == now)
+    }
+
+    /// A suite chosen as XML (or whose file a person wrote as XML) stays XML, whose dates hold whole
+    /// seconds: the instance serves what the file holds, so every instance and process agrees.
+    @Test func anXMLSuiteServesDatesAsTheFileHoldsThem() throws {
+        let temp = try TemporaryFolder()
+        let defaults = DefaultsSuite(suiteName: "xml", folder: temp.folder("Preferences"), newFileFormat: .xml)
+        try defaults.set(Date(timeIntervalSinceReferenceDate: 123_456_789.25), forKey: "date")
         let whole = Date(timeIntervalSinceReferenceDate: 123_456_789)
         #expect(defaults.date(forKey: "date") == whole)
-        #expect(suite(temp).date(forKey: "date") == whole)
+        #expect(DefaultsSuite(suiteName: "xml", folder: temp.folder("Preferences")).date(forKey: "date") == whole)
     }
 
     @Test func registeredDefaultsShowThroughAreOverriddenAndStayOffDisk() throws {
@@ -110,24 +123,40 @@ private final class KeyLog: Sendable {
         #expect(defaults.dictionaryRepresentation() == ["a": .int(1), "b": .int(20), "c": .string("c")])
     }
 
-    @Test func fileIsXMLWithSortedKeys() throws {
+    @Test func fileIsBinaryWithSortedKeysAsFoundationWritesIt() throws {
         let temp = try TemporaryFolder()
         let defaults = suite(temp)
         for key in ["zeta", "Alpha", "mid", "beta", "Zulu", "10", "2"] { try defaults.set("v-\(key)", forKey: key) }
         let bytes = try DurableFile.read(defaults.url)
-        #expect(bytes.prefix(5) == Data("<?xml".utf8))
+        #expect(bytes.prefix(8) == Data("bplist00".utf8))
+        #expect(defaults.fileFormat == .binary)
         // Foundation's own encoder, an independent implementation, writes the same bytes for the same dictionary.
+        let all = Dictionary(uniqueKeysWithValues: ["zeta", "Alpha", "mid", "beta", "Zulu", "10", "2"].map { ($0, "v-\($0)") })
+        #expect(bytes == (try PropertyListEncoder().encode(all)))
+        #expect(permissionBits(defaults.url) == 0o600)
+        #expect(permissionBits(temp.folder("Preferences")) == 0o700)
+    }
+
+    /// A file someone wrote as XML stays XML when the suite rewrites it.
+    @Test func anXMLFileKeepsItsFormat() throws {
+        let temp = try TemporaryFolder()
+        let defaults = suite(temp)
+        try FileManager.default.createDirectory(at: defaults.url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let foundation = PropertyListEncoder()
         foundation.outputFormat = .xml
-        let all = Dictionary(uniqueKeysWithValues: ["zeta", "Alpha", "mid", "beta", "Zulu", "10", "2"].map { ($0, "v-\($0)") })
+        try foundation.encode(["handEdited": "yes"]).write(to: defaults.url)
+        for key in ["zeta", "Alpha", "mid", "beta", "Zulu", "10", "2"] { try defaults.set("v-\(key)", forKey: key) }
+        let bytes = try DurableFile.read(defaults.url)
+        #expect(bytes.prefix(5) == Data("<?xml".utf8))
+        #expect(defaults.fileFormat == .xml)
+        var all = Dictionary(uniqueKeysWithValues: ["zeta", "Alpha", "mid", "beta", "Zulu", "10", "2"].map { ($0, "v-\($0)") })
+        all["handEdited"] = "yes"
         let expected = try foundation.encode(all)
         #expect(bytes == expected, "\(String(decoding: bytes, as: UTF8.self))")
         // And the keys appear in sorted order, whatever order they were set in.
         let text = String(decoding: bytes, as: UTF8.self)
         let keys = text.components(separatedBy: "<key>").dropFirst().compactMap { $0.components(separatedBy: "</key>").first }
-        #expect(keys == ["10", "2", "Alpha", "Zulu", "beta", "mid", "zeta"])
-        #expect(permissionBits(defaults.url) == 0o600)
-        #expect(permissionBits(temp.folder("Preferences")) == 0o700)
+        #expect(keys == ["10", "2", "Alpha", "Zulu", "beta", "handEdited", "mid", "zeta"])
     }
 
     @Test func secondInstanceSeesAValueSetByTheFirst() throws {
@@ -352,7 +381,7 @@ private final class KeyLog: Sendable {
             for _ in 0..<24 {
                 group.addTask {
                     for _ in 0..<10 {
-                        try await suite.increment("n")
+                        try await suite.async.increment("n")
                         try await storage.async.update(at: file, default: [String: Int]()) { $0["n", default: 0] += 1 }
                     }
                 }
