@@ -167,9 +167,10 @@ public final class DataPersistence<T: Codable & Equatable> {
     func decode(_ bytes: Data) throws(DataPersistenceError) -> [T] {
         do {
             return try PlistDecoder().decode([T].self, from: bytes)
-        } catch let error as PlistError {
-            throw .propertyListDecodingError(FileStorageError.corrupt(url, error))
         } catch {
+            if let malformed = PlistError.found(in: error) {
+                throw .propertyListDecodingError(FileStorageError.corrupt(url, malformed))
+            }
             throw .propertyListDecodingError(FileStorageError.decodingFailed(url, Self.describe(error)))
         }
     }

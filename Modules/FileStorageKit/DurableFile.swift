@@ -71,6 +71,8 @@ public enum DurableFile {
             guard lockFD >= 0 else {
                 let code = errno
                 close(fd)
+                // ENOENT: a cleaner took the file before this writer could lock it; start again.
+                if code == ENOENT { continue }
                 unlink(tempPath)
                 throw FileStorageError.from(errno: code, operation: "open temporary file", url: url)
             }

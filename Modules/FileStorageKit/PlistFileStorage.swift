@@ -78,9 +78,8 @@ public struct PlistFileStorage: FileStorage, Sendable {
     static func decode<T: Decodable>(_ type: T.Type, from bytes: Data, url: URL) throws -> T {
         do {
             return try PlistDecoder().decode(type, from: bytes)
-        } catch let error as PlistError {
-            throw FileStorageError.corrupt(url, error)
         } catch {
+            if let malformed = PlistError.found(in: error) { throw FileStorageError.corrupt(url, malformed) }
             throw FileStorageError.decodingFailed(url, "\(error)")
         }
     }

@@ -20,10 +20,19 @@ public struct PlistDecoder: @unchecked Sendable {
 
     /// Decodes a value of `type` from a binary, XML or OpenStep property list.
     ///
-    /// - Throws: `PlistError` for malformed input (with its location); `DecodingError` when the
-    ///   content does not match `type` (with the coding path).
+    /// - Throws: `DecodingError`, as `PropertyListDecoder` does, so a ported `catch DecodingError`
+    ///   sees every failure: `.dataCorrupted` with an empty coding path for malformed input, whose
+    ///   `underlyingError` is the `PlistError` that says what is wrong and where (a byte offset, or a
+    ///   line and column; `PlistError.found(in:)` fetches it); `.typeMismatch`, `.keyNotFound` and
+    ///   the rest, with the coding path, when the content does not match `type`.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        let value = try PlistValue(parsing: data, options: options)
+        let value: PlistValue
+        do {
+            value = try PlistValue(parsing: data, options: options)
+        } catch let error as PlistError {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [], debugDescription: "The given data was not a valid property list: \(error)", underlyingError: error))
+        }
         let impl = PlistDecoderImpl(value: value, path: .root, userInfo: userInfo)
         // Text formats hold reals as decimal text, which Foundation rounds to `Float`; binary files
         // hold doubles, which convert to `Float` only when exact.

@@ -131,3 +131,21 @@ public enum PlistWriteMode: Hashable, Sendable {
     /// distinct zeros, repeated booleans written as CF writes them.
     case coreFoundation
 }
+
+extension PlistError {
+    /// The `PlistError` that `error` is or wraps: `PlistDecoder` reports malformed input as
+    /// `DecodingError.dataCorrupted` with the `PlistError` as its underlying error.
+    ///
+    /// ```swift
+    /// do { _ = try PlistDecoder().decode(Settings.self, from: data) }
+    /// catch { if let location = PlistError.found(in: error)?.location { print("malformed at \(location)") } }
+    /// ```
+    public static func found(in error: any Error) -> PlistError? {
+        if let error = error as? PlistError { return error }
+        if let error = error as? DecodingError, case .dataCorrupted(let context) = error,
+           let underlying = context.underlyingError {
+            return found(in: underlying)
+        }
+        return nil
+    }
+}

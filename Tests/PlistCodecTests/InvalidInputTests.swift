@@ -54,7 +54,16 @@ struct InvalidInputTests {
         let expected = try #require(Self.expectedKinds[Self.name(path)], "\(path) is not in README.md")
         var decoder = PlistDecoder()
         decoder.userInfo[WalkBudget.key] = WalkBudget(limit: 100_000)
-        let error = try #require(throws: PlistError.self) { try decoder.decode(Walk.self, from: data) }
+        // As `PropertyListDecoder` does: `DecodingError.dataCorrupted` with an empty coding path,
+        // wrapping the `PlistError` that says what and where.
+        let thrown = try #require(throws: DecodingError.self) { try decoder.decode(Walk.self, from: data) }
+        guard case .dataCorrupted(let context) = thrown else {
+            Issue.record("\(path): expected .dataCorrupted, got \(thrown)")
+            return
+        }
+        #expect(context.codingPath.isEmpty)
+        let error = try #require(context.underlyingError as? PlistError, "\(path): \(thrown)")
+        #expect(PlistError.found(in: thrown) == error)
         Self.check(error, expected: expected, input: data)
     }
 
@@ -116,8 +125,8 @@ struct InvalidInputTests {
         #expect(error.kind == .tooDeep)
         var decoder = PlistDecoder()
         decoder.options.maxDepth = 50
-        let decoding = try #require(throws: PlistError.self) { try decoder.decode(Walk.self, from: data) }
-        #expect(decoding.kind == .tooDeep)
+        let thrown = try #require(throws: DecodingError.self) { try decoder.decode(Walk.self, from: data) }
+        #expect(PlistError.found(in: thrown)?.kind == .tooDeep)
         _ = try PlistDecoder().decode(Walk.self, from: data)
     }
 
