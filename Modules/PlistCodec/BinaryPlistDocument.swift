@@ -5,8 +5,8 @@ typealias BinaryPlistDocument = BinaryPlistFile<[UInt8]>
 
 extension BinaryPlistFile where Bytes == [UInt8] {
     /// Copies `data` and validates its trailer and offset table.
-    init(_ data: Data) throws {
-        try self.init(bytes: [UInt8](data))
+    init(_ data: Data, strict: Bool = false) throws {
+        try self.init(bytes: [UInt8](data), strict: strict)
     }
 }
 
@@ -23,13 +23,19 @@ struct BinaryPlistFile<Bytes: RandomAccessCollection> where Bytes.Element == UIn
     let numObjects: Int
     let topObject: Int
     let offsetTableOffset: Int
+    /// Refuse what Foundation tolerates (`PlistReadOptions.strict`): bytes above 0x7F in an ASCII
+    /// string, unpaired surrogates in a UTF-16 one.
+    let strict: Bool
     /// End of the object area (the offset table starts here).
     var objectsEnd: Int { offsetTableOffset }
 
     static var trailerSize: Int { 32 }
+    /// The smallest file that can hold a header, one object and a trailer.
+    static var minimumSize: Int { 8 + 1 + 1 + trailerSize }
 
-    init(bytes: Bytes) throws {
+    init(bytes: Bytes, strict: Bool = false) throws {
         self.bytes = bytes
+        self.strict = strict
         let n = bytes.count
         guard n >= 8, bytes[0..<7].elementsEqual("bplist0".utf8) else {
             throw PlistError(.unknownFormat, "binary plist: missing 'bplist0' header", at: .byte(0))

@@ -15,7 +15,7 @@ struct BinaryPlistReader {
     }
 
     func read() throws -> PlistValue {
-        let doc = try BinaryPlistDocument(data)
+        let doc = try BinaryPlistDocument(data, strict: options.strict)
         var state = State(doc: doc, maxDepth: options.maxDepth)
         return try state.value(doc.topObject, depth: 0, site: doc.bytes.count - 16).value
     }
@@ -182,7 +182,14 @@ enum BinaryScalar {
             try doc.checkRange(start, n, what: "an ASCII string of \(n) bytes")
             let slice = bytes[start..<start + n]
             if let bad = slice.firstIndex(where: { $0 >= 0x80 }) {
-                throw PlistError(.invalidString, "binary plist: ASCII string has byte 0x\(hex(bytes[bad]))", at: .byte(bad))
+                if doc.strict {
+                    throw PlistError(.invalidString, "binary plist: ASCII string has byte 0x\(hex(bytes[bad]))", at: .byte(bad))
+                }
+                // Real files have them (iTunes libraries, some preferences); Foundation reads each
+                // byte as the code point of the same value (Latin-1): "caf\u{E9}" is "café".
+                var scalars = String.UnicodeScalarView()
+                scalars.append(contentsOf: slice.lazy.map { Unicode.Scalar($0) })
+                return .string(String(scalars))
             }
             return .string(String(decoding: slice, as: UTF8.self))
         case 0x6:
@@ -192,7 +199,11 @@ enum BinaryScalar {
             units.reserveCapacity(n)
             for i in 0..<n { units.append(UInt16(bytes[start + 2 * i]) << 8 | UInt16(bytes[start + 2 * i + 1])) }
             guard let s = String(validating: units, as: UTF16.self) else {
-                throw PlistError(.invalidString, "binary plist: UTF-16 string has an unpaired surrogate", at: .byte(start))
+                if doc.strict {
+                    throw PlistError(.invalidString, "binary plist: UTF-16 string has an unpaired surrogate", at: .byte(start))
+                }
+                // As Foundation reads it: each unpaired surrogate becomes U+FFFD.
+                return .string(String(decoding: units, as: UTF16.self))
             }
             return .string(s)
         case 0x8:

@@ -42,6 +42,8 @@ extension OpenStepPlistReader.Parser {
                 pos += 2
                 while true {
                     guard pos + 1 < count else {
+                        // Foundation ends the comment at the end of the input.
+                        guard strict else { pos = count; return }
                         pos = start
                         throw error(.truncated, "unterminated comment /*", at: start)
                     }
@@ -77,6 +79,13 @@ extension OpenStepPlistReader.Parser {
         return try readEscapedString(quote: c, open: open)
     }
 
+    /// A `\\U` escape of half a surrogate pair with no other half: an error when strict, else
+    /// U+FFFD, as Foundation reads it.
+    private mutating func unpairedSurrogate(_ unit: UInt16, at offset: Int) throws {
+        if strict { throw error(.invalidString, "unpaired surrogate \\U\(String(unit, radix: 16))", at: offset) }
+        appendScalar(0xFFFD)
+    }
+
     /// The general case of a quoted string: backslash escapes.
     private mutating func readEscapedString(quote: UInt8, open: Int) throws -> String {
         scratch.removeAll(keepingCapacity: true)
@@ -86,7 +95,8 @@ extension OpenStepPlistReader.Parser {
             var j = i
             while j < count, p[j] != quote, p[j] != UInt8(ascii: "\\") { j += 1 }
             if j > i, let high = pendingHigh {
-                throw error(.invalidString, "unpaired surrogate \\U\(String(high.unit, radix: 16))", at: high.at)
+                try unpairedSurrogate(high.unit, at: high.at)
+                pendingHigh = nil
             }
             if let bad = TextCursor.firstInvalidUTF8(in: text, i..<j) {
                 throw error(.invalidString, "invalid UTF-8 in a string", at: bad)
@@ -94,9 +104,7 @@ extension OpenStepPlistReader.Parser {
             scratch.append(contentsOf: UnsafeBufferPointer(start: p + i, count: j - i))
             guard j < count else { throw error(.truncated, "unterminated quoted string", at: open) }
             if p[j] == quote {
-                if let high = pendingHigh {
-                    throw error(.invalidString, "unpaired surrogate \\U\(String(high.unit, radix: 16))", at: high.at)
-                }
+                if let high = pendingHigh { try unpairedSurrogate(high.unit, at: high.at) }
                 pos = j + 1
                 return String(decoding: scratch, as: UTF8.self)
             }
@@ -114,24 +122,28 @@ extension OpenStepPlistReader.Parser {
                     digits += 1
                 }
                 guard digits > 0 else { throw error(.malformed, "\\U needs hex digits", at: escape) }
-                if let high = pendingHigh {
+                if let high = pendingHigh, unit >= 0xDC00 && unit <= 0xDFFF {
                     pendingHigh = nil
-                    guard unit >= 0xDC00 && unit <= 0xDFFF else {
-                        throw error(.invalidString, "unpaired surrogate \\U\(String(high.unit, radix: 16))", at: high.at)
-                    }
                     let scalar = 0x10000 + (UInt32(high.unit - 0xD800) << 10 | UInt32(unit - 0xDC00))
                     appendScalar(scalar)
-                } else if unit >= 0xD800 && unit <= 0xDBFF {
+                    continue
+                }
+                if let high = pendingHigh {
+                    try unpairedSurrogate(high.unit, at: high.at)
+                    pendingHigh = nil
+                }
+                if unit >= 0xD800 && unit <= 0xDBFF {
                     pendingHigh = (unit, escape)
                 } else if unit >= 0xDC00 && unit <= 0xDFFF {
-                    throw error(.invalidString, "unpaired surrogate \\U\(String(unit, radix: 16))", at: escape)
+                    try unpairedSurrogate(unit, at: escape)
                 } else {
                     appendScalar(UInt32(unit))
                 }
                 continue
             }
             if let high = pendingHigh {
-                throw error(.invalidString, "unpaired surrogate \\U\(String(high.unit, radix: 16))", at: high.at)
+                try unpairedSurrogate(high.unit, at: high.at)
+                pendingHigh = nil
             }
             switch e {
             case UInt8(ascii: "0")...UInt8(ascii: "7"):

@@ -40,8 +40,10 @@ struct OpenStepPlistReader {
             return try XMLPlistReader(data: data, options: options).read()
         }
         let maxDepth = options.maxDepth
+        let strict = options.strict
         return try TextCursor.withUTF8Text(data) { text, base in
             var parser = Parser(text: text, base: base, maxDepth: maxDepth)
+            parser.strict = strict
             return try parser.parseDocument()
         }
     }
@@ -71,6 +73,8 @@ extension OpenStepPlistReader {
         let p: UnsafePointer<UInt8>
         let count: Int
         let maxDepth: Int
+        /// `PlistReadOptions.strict`: refuse an unterminated comment and unpaired surrogate escapes.
+        var strict = false
         var pos = 0
 
         struct Frame {

@@ -76,9 +76,21 @@ public struct PlistError: Error, Hashable, Sendable, CustomStringConvertible {
 public struct PlistReadOptions: Hashable, Sendable {
     /// The deepest nesting of arrays and dictionaries accepted; deeper input is a `.tooDeep` error.
     public var maxDepth: Int
+    /// Whose calendar reads XML `<date>` text: `.foundation` (the default), as `PropertyListDecoder`
+    /// reads it, Julian before 1582-10-15; `.coreFoundation`, proleptic Gregorian throughout, as
+    /// CoreFoundation (`plutil`) writes it. Each is the exact inverse of the writer mode of its name.
+    public var dates: PlistWriteMode
+    /// Refuse what Foundation tolerates: text after the root element, a `<key>` outside a
+    /// dictionary, out-of-range date fields (month 13), bytes above 0x7F in a binary ASCII string,
+    /// unpaired UTF-16 surrogates, an unterminated OpenStep comment, an 8-byte `bplist00` file.
+    /// `false` (the default) reads each as Foundation does; `plist -lint -strict` sets it.
+    public var strict: Bool
 
-    public init(maxDepth: Int = 512) {
+    /// Options with Foundation's reading rules and a nesting limit of 512.
+    public init(maxDepth: Int = 512, dates: PlistWriteMode = .foundation, strict: Bool = false) {
         self.maxDepth = maxDepth
+        self.dates = dates
+        self.strict = strict
     }
 }
 

@@ -21,12 +21,12 @@ public enum PlistStreaming {
     ///
     /// - Throws: The `PlistError` `PlistValue(parsing:options:)` would throw for the same bytes.
     public static func validate(_ data: Data, options: PlistReadOptions = PlistReadOptions()) throws {
-        guard PlistFormat.detect(data) == .binary else {
+        guard PlistFormat.detect(data) == .binary, data.count >= BinaryPlistDocument.minimumSize || options.strict else {
             _ = try PlistValue(parsing: data, options: options)
             return
         }
         try data.withUnsafeBytes { raw in
-            let doc = try BinaryPlistFile(bytes: raw)
+            let doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
             var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
             try validator.validate()
         }
@@ -51,8 +51,13 @@ public enum PlistStreaming {
         guard PlistFormat.detect(data) == .binary else {
             throw PlistError(.unknownFormat, "binary plist: missing 'bplist0' header", at: .byte(0))
         }
+        if PlistValue.readsShortBinaryAsText(data, options) {
+            // Too short to be binary: Foundation reads it as text, and so does the tree path.
+            try emit(PlistValue(parsing: data, options: options).serialized(as: .xml, mode: mode))
+            return
+        }
         try data.withUnsafeBytes { raw in
-            let doc = try BinaryPlistFile(bytes: raw)
+            let doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
             var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
             try validator.validate()
             try withoutActuallyEscaping(emit) { emit in
@@ -81,9 +86,8 @@ public enum PlistStreaming {
             throw PlistError(.unknownFormat, "XML property list: the input is not XML", at: .line(1, column: 1))
         }
         var table = StreamingBinaryTable(mode: mode)
-        let maxDepth = options.maxDepth
         try TextCursor.withUTF8Text(data) { text, base in
-            var parser = XMLPlistReader.Parser(text: text, base: base, maxDepth: maxDepth)
+            var parser = XMLPlistReader.Parser(text: text, base: base, options: options)
             var released = 0
             try parser.streamDocument(into: &table) { offset in
                 // Every 16 MB, ask the kernel to drop the pages already parsed: for a mapped file they

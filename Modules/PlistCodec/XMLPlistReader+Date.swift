@@ -4,9 +4,9 @@ import Foundation
 ///
 /// The text is `YYYY-MM-DDTHH:MM:SSZ`, the year any number of digits (an optional leading `-` is
 /// read but, as in Foundation, ignored unless the year is past 506714), the other fields exactly two
-/// digits, no surrounding whitespace. Unlike Foundation, which carries overflowing fields over
-/// (`2001-13-01` is 2002-01-01), fields out of range (month 13, February 30, hour 24, second 60)
-/// are rejected; every date this accepts gives Foundation's `Date`.
+/// digits, no surrounding whitespace. Fields out of range (month 13, February 30, hour 24, second 60)
+/// carry over as in Foundation (`2020-13-01` is 2021-01-01), or are refused by strict reading.
+/// Every date this accepts gives Foundation's `Date`.
 ///
 /// Foundation resolves the fields with its ISO 8601 calendar in UTC, which is the Gregorian calendar
 /// from 1582-10-15 and the Julian calendar before (its own writer makes the same choice, so dates
@@ -21,7 +21,7 @@ enum XMLPlistDate {
     static let maxCalendarYear = 506_714
 
     /// Seconds since 2001-01-01T00:00:00Z, or `nil` if the text is not a date.
-    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    static func parse(_ b: UnsafeBufferPointer<UInt8>, julianBeforeGregorian: Bool = true, strict: Bool = true) -> Double? {
         var i = 0
         func digit(_ k: Int) -> Int? {
             guard k < b.count else { return nil }
@@ -57,24 +57,31 @@ enum XMLPlistDate {
               i == b.count
         else { return nil }
 
-        // Foundation carries out-of-range fields over (month 13 is next January); Apple's writers
-        // never produce them, so they are rejected here rather than silently moved.
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(month, year: year),
-              hour < 24, minute < 60, second < 60
-        else { return nil }
+        let inRange = (1...12).contains(month) && day >= 1 && day <= daysInMonth(month, year: year, julian: julianBeforeGregorian)
+            && hour < 24 && minute < 60 && second < 60
+        if !inRange {
+            // Foundation carries out-of-range fields over (month 13 is next January, February 30 is
+            // March 1 or 2); Apple's writers never produce them, so strict reading refuses them.
+            guard !strict, !negative, month >= 1, day >= 1, year <= maxCalendarYear else { return nil }
+            let carriedYear = year + (month - 1) / 12
+            let firstOfMonth = calendarSeconds(year: carriedYear, month: (month - 1) % 12 + 1, day: 1, hour: 0, minute: 0,
+                                               second: 0, julianBeforeGregorian: julianBeforeGregorian)
+            return firstOfMonth + Double((day - 1) * 86_400 + hour * 3_600 + minute * 60 + second)
+        }
 
         if year <= maxCalendarYear {
-            return calendarSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            return calendarSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                                   julianBeforeGregorian: julianBeforeGregorian)
         }
         return fallbackSeconds(year: negative ? -year : year, month: month, day: day,
                                hour: hour, minute: minute, second: second)
     }
 
     /// The length of `month` in `year`: Julian leap years before 1582, Gregorian ones after.
-    static func daysInMonth(_ month: Int, year: Int) -> Int {
+    static func daysInMonth(_ month: Int, year: Int, julian: Bool = true) -> Int {
         switch month {
         case 2:
-            let leap = year < 1582 ? year % 4 == 0 : (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            let leap = julian && year < 1582 ? year % 4 == 0 : (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
             return leap ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
@@ -82,9 +89,10 @@ enum XMLPlistDate {
     }
 
     /// Foundation's Gregorian calendar with the 1582 Julian cutover, in UTC.
-    static func calendarSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Double {
+    static func calendarSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+                                julianBeforeGregorian: Bool = true) -> Double {
         var jd = julianDayBeforeMonth(month: month, year: year, julian: false) + day
-        if jd < julianCutoverDay {
+        if julianBeforeGregorian && jd < julianCutoverDay {
             jd = julianDayBeforeMonth(month: month, year: year, julian: true) + day
         }
         // Every term is a whole number of seconds well inside 2^53, so this equals Foundation's

@@ -26,6 +26,7 @@ extension XMLPlistReader {
         let p: UnsafePointer<UInt8>
         let count: Int
         let maxDepth: Int
+        let options: PlistReadOptions
         var pos = 0
 
         struct Frame {
@@ -40,11 +41,12 @@ extension XMLPlistReader {
         /// Reused by strings that need entity or CDATA decoding.
         var scratch: [UInt8] = []
 
-        init(text: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, maxDepth: Int) {
+        init(text: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, options: PlistReadOptions) {
             self.text = text
             self.p = base
             self.count = text.count
-            self.maxDepth = max(0, maxDepth)
+            self.maxDepth = max(0, options.maxDepth)
+            self.options = options
         }
 
         func error(_ kind: PlistError.Kind, _ message: String, at offset: Int) -> PlistError {
@@ -241,7 +243,8 @@ extension XMLPlistReader.Parser {
                 value = .string(try readText(selfClosing: selfClosing, closing: Tag.string, "string", openedAt: tagStart))
             case Tag.key:
                 // Apple's parser reads a stray `<key>` as a string; its writers never produce one.
-                throw error(.malformed, "<key> outside a <dict>", at: tagStart)
+                guard !options.strict else { throw error(.malformed, "<key> outside a <dict>", at: tagStart) }
+                value = .string(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
             case Tag.integer:
                 value = .integer(try readInteger(selfClosing: selfClosing, openedAt: tagStart))
             case Tag.real:

@@ -102,7 +102,8 @@ extension XMLPlistReader.Parser {
     mutating func readDate(selfClosing: Bool, openedAt: Int) throws -> Date {
         guard !selfClosing else { throw error(.invalidDate, "empty <date/>", at: openedAt) }
         let r = try readContent(closing: Tag.date, "date", openedAt: openedAt)
-        guard let seconds = XMLPlistDate.parse(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count)) else {
+        guard let seconds = XMLPlistDate.parse(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count),
+                                               julianBeforeGregorian: options.dates == .foundation, strict: options.strict) else {
             throw error(.invalidDate, "<date> is not YYYY-MM-DDTHH:MM:SSZ", at: r.lowerBound)
         }
         return Date(timeIntervalSinceReferenceDate: seconds)

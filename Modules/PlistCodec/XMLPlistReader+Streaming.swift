@@ -47,6 +47,8 @@ extension XMLPlistReader.Parser {
             }
             try readCloseTag(expected: Tag.plist, expectedName: "plist")
         }
+        // Foundation stops reading after the root element; only strict reading checks the rest.
+        guard options.strict else { return }
         try skipMisc(inProlog: false, allowInstructions: true)
         if pos < count {
             throw error(.malformed, "unexpected content after the root element", at: pos)
@@ -140,7 +142,8 @@ extension XMLPlistReader.Parser {
             case Tag.string:
                 value = .string(try readText(selfClosing: selfClosing, closing: Tag.string, "string", openedAt: tagStart))
             case Tag.key:
-                throw error(.malformed, "<key> outside a <dict>", at: tagStart)
+                guard !options.strict else { throw error(.malformed, "<key> outside a <dict>", at: tagStart) }
+                value = .string(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
             case Tag.integer:
                 value = .integer(try readInteger(selfClosing: selfClosing, openedAt: tagStart))
             case Tag.real:

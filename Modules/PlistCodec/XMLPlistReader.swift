@@ -33,9 +33,9 @@ struct XMLPlistReader {
 
     /// Parses the whole document.
     func read() throws -> PlistValue {
-        let maxDepth = options.maxDepth
+        let options = options
         return try TextCursor.withUTF8Text(data) { text, base in
-            var parser = Parser(text: text, base: base, maxDepth: maxDepth)
+            var parser = Parser(text: text, base: base, options: options)
             return try parser.parseDocument()
         }
     }
@@ -86,6 +86,8 @@ extension XMLPlistReader.Parser {
             try readCloseTag(expected: Tag.plist, expectedName: "plist")
         }
 
+        // Foundation stops reading after the root element; only strict reading checks the rest.
+        guard options.strict else { return root }
         try skipMisc(inProlog: false, allowInstructions: true)
         if pos < count {
             throw error(.malformed, "unexpected content after the root element", at: pos)

@@ -9,6 +9,11 @@ private func readOpenStep(_ data: Data) throws -> PlistValue {
 
 private func read(_ text: String) throws -> PlistValue { try readOpenStep(Data(text.utf8)) }
 
+/// Strict reading: an unterminated comment and unpaired surrogate escapes are refused.
+private func readOpenStepStrict(_ data: Data) throws -> PlistValue {
+    try OpenStepPlistReader(data: data, options: PlistReadOptions(strict: true)).read()
+}
+
 @Suite struct OpenStepReaderTests {
     static let foundationCases: [String] = [
         "{ a = b; c = \"quoted string\"; }",
@@ -114,7 +119,16 @@ private func read(_ text: String) throws -> PlistValue { try readOpenStep(Data(t
 
     @Test(arguments: badInputs)
     func malformedInputFailsWithLocation(_ input: BadInput) {
-        expectFailure(input, readOpenStep)
+        expectFailure(input, readOpenStepStrict)
+    }
+
+    /// By default, what Foundation tolerates reads as Foundation reads it.
+    @Test(arguments: ["(\"\\UD800\")", "(\"a\\UDC00\")", "(\"\\UD800\\UD800x\")", "(\"\\UD800\\n\")", "( a ) /* open", "/* only"])
+    func tolerantReadingMatchesFoundation(_ text: String) throws {
+        let data = Data(text.utf8)
+        let theirs = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        let ours = try readOpenStep(data)
+        #expect(foundationMismatch(ours, theirs) == nil, "\(text): \(foundationMismatch(ours, theirs) ?? "")")
     }
 
     @Test func deepNestingIsRefused() throws {

@@ -149,6 +149,12 @@ private func readXML(_ data: Data) throws -> PlistValue {
     try XMLPlistReader(data: data, options: PlistReadOptions()).read()
 }
 
+/// Strict reading: what Foundation tolerates (a stray `<key>`, content after the root, date fields
+/// out of range) is refused.
+private func readXMLStrict(_ data: Data) throws -> PlistValue {
+    try XMLPlistReader(data: data, options: PlistReadOptions(strict: true)).read()
+}
+
 // MARK: - Tests
 
 @Suite struct XMLReaderTests {
@@ -294,7 +300,8 @@ private func readXML(_ data: Data) throws -> PlistValue {
         }
     }
 
-    /// Text Foundation carries over (month 13, February 30, hour 24) is refused, not moved.
+    /// Strict reading refuses text Foundation carries over (month 13, February 30, hour 24), and
+    /// text that is not a date at all in either mode.
     @Test(arguments: ["2020-13-01T00:00:00Z", "2001-02-29T00:00:00Z", "2001-00-10T00:00:00Z",
                       "2001-01-00T00:00:00Z", "2001-01-01T24:00:00Z", "2001-01-01T00:60:00Z",
                       "2001-01-01T00:00:60Z", "2001-1-01T00:00:00Z", " 2001-01-01T00:00:00Z",
@@ -302,7 +309,7 @@ private func readXML(_ data: Data) throws -> PlistValue {
                       "2001-01-01 00:00:00Z", "99999999999999999999-01-01T00:00:00Z"])
     func outOfRangeDatesAreRejected(_ text: String) {
         let error = #expect(throws: PlistError.self) {
-            try readXML(Data("<plist><date>\(text)</date></plist>".utf8))
+            try readXMLStrict(Data("<plist><date>\(text)</date></plist>".utf8))
         }
         #expect(error?.kind == .invalidDate)
         #expect(error?.location == .line(1, column: 14))
@@ -370,7 +377,18 @@ private func readXML(_ data: Data) throws -> PlistValue {
 
     @Test(arguments: badInputs)
     func malformedInputFailsWithLocation(_ input: BadInput) {
-        expectFailure(input, readXML)
+        expectFailure(input, readXMLStrict)
+    }
+
+    /// By default, date fields out of range carry over exactly as `PropertyListDecoder` carries them.
+    @Test(arguments: ["2020-13-01T00:00:00Z", "2001-02-29T00:00:00Z", "2000-02-30T10:00:00Z", "2001-01-01T24:00:00Z",
+                      "2001-01-01T00:60:00Z", "2001-01-01T00:00:60Z", "1999-12-31T23:59:99Z", "2001-99-99T99:99:99Z",
+                      "1582-10-10T00:00:00Z", "1500-02-29T12:00:00Z", "0100-02-29T00:00:00Z"])
+    func outOfRangeDateFieldsCarryOverAsInFoundation(_ text: String) throws {
+        let xml = Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<array><date>\(text)</date></array>\n</plist>\n".utf8)
+        let theirs = try PropertyListDecoder().decode([Date].self, from: xml)[0]
+        let ours = try readXML(xml)
+        #expect(ours == .array([.date(theirs)]), "\(text): Foundation \(theirs.timeIntervalSinceReferenceDate), ours \(ours)")
     }
 
     @Test func deepNestingIsRefusedWithoutRecursion() throws {

@@ -31,6 +31,7 @@ extension PlistCommand {
             case "-r": readableJSON = true
             case "-n": noNewline = true
             case "-header": objcHeader = true
+            case "-strict": strict = true
             case "-o": outputPath = try Self.operand(&words, for: word, "Missing argument for -o.")
             case "-e": outputExtension = try Self.operand(&words, for: word, "Missing argument for -e.")
             case "-expect":

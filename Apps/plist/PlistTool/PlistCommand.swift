@@ -33,6 +33,8 @@ struct PlistCommand: Equatable {
     var outputExtension: String?
     /// `-header` with `-convert objc` (accepted; the header is not written).
     var objcHeader = false
+    /// `-strict` (ours; plutil has none): refuse what Foundation tolerates, as `PlistReadOptions.strict`.
+    var strict = false
     /// The input files; `-` is standard input.
     var files: [String] = []
 }

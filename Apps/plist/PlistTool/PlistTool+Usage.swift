@@ -39,6 +39,8 @@ extension PlistTool {
          -e extension                  write each result beside its input with this extension
          -r                            indent JSON output for reading
          -n                            no newline after a raw -extract value or a -type name
+         -strict                       refuse what Foundation reads anyway (text after the root, a <key>
+                                       in an array, month 13, non-ASCII bytes in an ASCII string, ...)
          --                            every later argument is a file name
 
         """

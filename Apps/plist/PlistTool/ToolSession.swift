@@ -52,14 +52,18 @@ struct ToolSession {
         }
     }
 
+    /// How files are read: dates as CoreFoundation reads them (this tool writes CoreFoundation's
+    /// text, so what it writes it reads back to the second), and `-strict` when given.
+    var readOptions: PlistReadOptions { PlistReadOptions(dates: .coreFoundation, strict: command.strict) }
+
     func parse(_ file: String) throws -> PlistValue {
-        try PlistValue(parsing: read(file))
+        try PlistValue(parsing: read(file), options: readOptions)
     }
 
     // MARK: Operations
 
     func lint(_ file: String) throws {
-        try PlistStreaming.validate(read(file))
+        try PlistStreaming.validate(read(file), options: readOptions)
         if !command.silent { io.output("\(displayName(file)): OK\n") }
     }
 
@@ -69,18 +73,18 @@ struct ToolSession {
         if format == .xml1, PlistFormat.detect(data) == .binary {
             // Straight from the binary object table, in chunks: no tree, whatever the file's size.
             try destination.write { emit in
-                try PlistStreaming.writeXML(fromBinary: data, mode: .coreFoundation, emit: emit)
+                try PlistStreaming.writeXML(fromBinary: data, mode: .coreFoundation, options: readOptions, emit: emit)
             }
             return
         }
         if format == .binary1, PlistFormat.detect(data) == .xml {
             // Element by element into a compact object table: no tree of a long root array.
             try destination.write { emit in
-                try PlistStreaming.writeBinary(fromXML: data, mode: .coreFoundation, emit: emit)
+                try PlistStreaming.writeBinary(fromXML: data, mode: .coreFoundation, options: readOptions, emit: emit)
             }
             return
         }
-        let value = try PlistValue(parsing: data)
+        let value = try PlistValue(parsing: data, options: readOptions)
         try destination.write(encode(value, as: format, sourceName: (file == "-" ? "stdin" : file)))
     }
 
@@ -108,7 +112,7 @@ struct ToolSession {
 
     func edit(_ file: String, _ edit: PlistValue.Edit, _ newValue: NewValue?, at path: KeyPath) throws {
         let data = try read(file)
-        var value = try PlistValue(parsing: data)
+        var value = try PlistValue(parsing: data, options: readOptions)
         let replacement = try newValue.map { try $0.plistValue() }
         do {
             try value.apply(edit, replacement, at: path)

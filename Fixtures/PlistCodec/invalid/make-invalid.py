@@ -281,46 +281,83 @@ CASES = [
 ]
 
 
+# Foundation reads these, and so does PlistValue(parsing:) by default; strict reading
+# (PlistReadOptions.strict, `plist -lint -strict`) refuses them with the kind in CASES. They are
+# written to ../tolerated/. A dictionary key that is not a string is read by Foundation too, but the
+# value model (string keys) cannot hold it, so that file stays here, refused in every mode.
+KEPT_INVALID = {"bin_dict_key_not_string.plist"}
+TOLERATED_DIR = os.path.join(HERE, "..", "tolerated")
+
+
+def write_folder(folder, cases):
+    os.makedirs(folder, exist_ok=True)
+    names = [c[0] for c in cases]
+    for existing in os.listdir(folder):
+        if existing.endswith(".plist") and existing not in names:
+            os.remove(os.path.join(folder, existing))
+    for name, data, _, _ in cases:
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+
+
 def main():
     names = [c[0] for c in CASES]
     assert len(names) == len(set(names)), "duplicate file names"
-    for existing in os.listdir(HERE):
-        if existing.endswith(".plist") and existing not in names:
-            os.remove(os.path.join(HERE, existing))
-    for name, data, _, _ in CASES:
-        with open(os.path.join(HERE, name), "wb") as f:
-            f.write(data)
+    for name in FOUNDATION_ACCEPTS:
+        assert name in names, name
+    tolerated = [c for c in CASES if c[0] in FOUNDATION_ACCEPTS and c[0] not in KEPT_INVALID]
+    invalid = [c for c in CASES if c not in tolerated]
+    write_folder(HERE, invalid)
+    write_folder(TOLERATED_DIR, tolerated)
     lines = [
         "# Malformed property lists",
         "",
         "Written by `make-invalid.py` (run `python3 Fixtures/PlistCodec/invalid/make-invalid.py`; it is",
-        "deterministic and rewrites this README). Every file must make `PlistValue(parsing:)` and",
-        "`PlistDecoder` throw a `PlistError` of the kind below, with a location (a byte offset for binary",
-        "files, a line and column for text). `InvalidInputTests` reads the `expected kind` column of this",
-        "table: it is the single source of truth. `a or b` accepts either kind.",
+        "deterministic and rewrites this README and `../tolerated/`). Every file must make",
+        "`PlistValue(parsing:)` and `PlistDecoder` throw a `PlistError` of the kind below, with a location (a",
+        "byte offset for binary files, a line and column for text), in the default and in strict mode.",
+        "`InvalidInputTests` reads the `expected kind` column of this table: it is the single source of",
+        "truth. `a or b` accepts either kind. Files that Foundation reads are in `../tolerated/`.",
         "",
         "| file | what is wrong | expected kind |",
         "|---|---|---|",
     ]
-    for name, data, what, kind in CASES:
+    for name, data, what, kind in invalid:
         lines.append(f"| `{name}` | {what.replace('|', '&#124;')} ({len(data)} bytes) | `{kind}` |")
     lines += [
         "",
-        "## Where Foundation is more lenient",
+        "## Read by Foundation, refused here",
         "",
         "Checked with `PropertyListSerialization.propertyList(from:format:)` (CoreFoundation's reader) on Linux,",
         "Swift 6.3.1. Every other file here is rejected by it too.",
         "",
-        "| file | Foundation returns |",
-        "|---|---|",
+        "| file | Foundation returns | why it stays refused |",
+        "|---|---|---|",
     ]
-    for name, returned in sorted(FOUNDATION_ACCEPTS.items()):
-        assert name in names, name
-        lines.append(f"| `{name}` | {returned} |")
+    for name in sorted(KEPT_INVALID):
+        lines.append(f"| `{name}` | {FOUNDATION_ACCEPTS[name]} | `PlistValue` dictionaries have string keys, as "
+                     "`PropertyListDecoder`'s do: a non-string key has no place to go, and dropping it would lose data |")
     lines.append("")
     with open(os.path.join(HERE, "README.md"), "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines))
-    print(f"wrote {len(CASES)} files")
+    tl = [
+        "# Property lists Foundation tolerates",
+        "",
+        "Written by `../invalid/make-invalid.py`. Each file breaks a rule of its format, and Foundation",
+        "(`PropertyListSerialization`, CoreFoundation's reader, on Linux, Swift 6.3.1) reads it anyway, as",
+        "the last column says. `PlistValue(parsing:)` reads each the same way by default; with",
+        "`PlistReadOptions(strict: true)` (`plist -lint -strict`) it throws the strict kind.",
+        "`ToleratedInputTests` reads this table and compares the default result with Foundation's.",
+        "",
+        "| file | what is wrong | strict kind | Foundation returns |",
+        "|---|---|---|---|",
+    ]
+    for name, data, what, kind in tolerated:
+        tl.append(f"| `{name}` | {what.replace('|', '&#124;')} ({len(data)} bytes) | `{kind}` | {FOUNDATION_ACCEPTS[name]} |")
+    tl.append("")
+    with open(os.path.join(TOLERATED_DIR, "README.md"), "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(tl))
+    print(f"wrote {len(invalid)} invalid and {len(tolerated)} tolerated files")
 
 
 if __name__ == "__main__":
