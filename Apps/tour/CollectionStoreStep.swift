@@ -28,7 +28,7 @@ struct CollectionStoreStep: TourStep {
         try check(loaded.count == 3, "expected 3 cards, found \(loaded.count)")
         try sameAsFoundation(cards, loaded, context)
 
-        try cards.update(Card(id: 2, front: "gracias", back: "thanks"), at: 1)
+        try cards.updateItem(Card(id: 2, front: "gracias", back: "thanks"), at: 1)
         try cards.deleteItem(id: 3)
         loaded = try cards.loadItems()
         context.say("update(_:at: 1) and deleteItem(id: 3): " + loaded.map { "\($0.front)→\($0.back)" }.joined(separator: ", "))
@@ -39,7 +39,7 @@ struct CollectionStoreStep: TourStep {
         let other = DataPersistence<Card>(filename: "cards.plist", directory: .folder(folder))
         try other.deleteItem(id: 1)
         do {
-            try cards.update(Card(id: 1, front: "hola", back: "hi"), at: 0)
+            try cards.updateItem(Card(id: 1, front: "hola", back: "hi"), at: 0)
             throw TourFailure("an update at a stale index went through")
         } catch let error as DataPersistenceError {
             guard case .indexConflict = error else { throw error }

@@ -1,21 +1,25 @@
 import FileStorageKit
 import Foundation
 
-/// Told about each item saved or deleted through a `DataPersistence`, after the write succeeded.
+/// Told about each item saved or deleted through a `DataPersistence`, after the write succeeded, and
+/// about each failure of the tutorial's non-throwing operations.
 ///
-/// Called on the thread that made the change, outside the file lock. Both methods have empty
-/// default implementations. Whole-array changes (`synchronize`, `removeAll`, `transaction`) and
+/// Called on the thread that made the change, outside the file lock. Every method has an empty
+/// default implementation, so the tutorial's delegate with only `didDeleteItem` conforms. Whole-array changes (`synchronize`, `removeAll`, `transaction`) and
 /// other processes' changes are not reported here; ``DataPersistence/changes()`` reports everything.
 public protocol DataPersistenceDelegate: AnyObject {
     /// `item` was created, or an item was updated to `item`.
     func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T)
     /// `item` was deleted.
     func didDeleteItem<T>(_ persistence: DataPersistence<T>, item: T)
+    /// A non-throwing operation (`update(_:at:)`, `synchronize(_:)`, ...) named `operation` failed.
+    func didFail<T>(_ persistence: DataPersistence<T>, operation: String, error: DataPersistenceError)
 }
 
 extension DataPersistenceDelegate {
     public func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T) {}
     public func didDeleteItem<T>(_ persistence: DataPersistence<T>, item: T) {}
+    public func didFail<T>(_ persistence: DataPersistence<T>, operation: String, error: DataPersistenceError) {}
 }
 
 /// One change to a `DataPersistence` file, as ``DataPersistence/changes()`` reports it.
@@ -30,9 +34,25 @@ public enum DataPersistenceChange<T> {
     case replaced(old: [T], new: [T])
     /// Another process or instance changed the file; these are its items now.
     case externalChange([T])
+    /// A non-throwing operation of the tutorial's (`update(_:at:)`, `removeAll()`, ...) failed;
+    /// nothing was written.
+    case failed(DataPersistenceError, operation: String)
 }
 
-extension DataPersistenceChange: Equatable where T: Equatable {}
+extension DataPersistenceChange: Equatable where T: Equatable {
+    /// Equal changes; two failures are equal when they name the same operation and error text.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case let (.created(a, i), .created(b, j)): return a == b && i == j
+        case let (.updated(a, b, i), .updated(c, d, j)): return a == c && b == d && i == j
+        case let (.deleted(a, i), .deleted(b, j)): return a == b && i == j
+        case let (.replaced(a, b), .replaced(c, d)): return a == c && b == d
+        case let (.externalChange(a), .externalChange(b)): return a == b
+        case let (.failed(a, x), .failed(b, y)): return x == y && a.description == b.description
+        default: return false
+        }
+    }
+}
 extension DataPersistenceChange: Sendable where T: Sendable {}
 
 extension DataPersistence {
@@ -98,7 +118,7 @@ extension DataPersistence {
             switch change {
             case .created(let item, _), .updated(_, let item, _): delegate?.didSaveItem(self, item: item)
             case .deleted(let item, _): delegate?.didDeleteItem(self, item: item)
-            case .replaced, .externalChange: break
+            case .replaced, .externalChange, .failed: break   // a failure reaches the delegate as didFail
             }
         }
     }

@@ -15,26 +15,30 @@ extension DataPersistence {
 
     /// Replaces the first item equal to `oldItem` with `newItem`.
     ///
+    /// The tutorial's `update(_:with:)` does the same and reports a failure as `false` instead.
+    ///
     /// - Returns: `false` (and writes nothing) when no item equals `oldItem` in the newest file.
     @discardableResult
-    public func update(_ oldItem: T, with newItem: T) throws(DataPersistenceError) -> Bool {
+    public func replaceItem(_ oldItem: T, with newItem: T) throws(DataPersistenceError) -> Bool {
         try perform(replacing(oldItem, with: newItem))
     }
 
     /// Replaces the item at `index` of the items as this instance last saw them.
     ///
+    /// The tutorial's `update(_:at:)` does the same and reports a failure as `false` instead.
+    ///
     /// - Throws: ``DataPersistenceError/indexOutOfRange(index:count:)``, or
     ///   ``DataPersistenceError/indexConflict(index:path:)`` when the file no longer has that item
     ///   at that index (nothing is written), or the errors of `createItem(_:)`.
-    public func update(_ item: T, at index: Int) throws(DataPersistenceError) {
-        try perform(replacing(at: index, with: item))
+    public func updateItem(_ item: T, at index: Int) throws(DataPersistenceError) {
+        _ = try perform(replacing(at: index, with: item))
     }
 
     /// Removes the item at `index` of the items as this instance last saw them, and returns it.
     ///
     /// Tells the delegate `didDeleteItem`.
     ///
-    /// - Throws: As `update(_:at:)`; a failed write is ``DataPersistenceError/deletingError(_:)``.
+    /// - Throws: As `updateItem(_:at:)`; a failed write is ``DataPersistenceError/deletingError(_:)``.
     @discardableResult
     public func deleteItem(at index: Int) throws(DataPersistenceError) -> T {
         try perform(deleting(at: index))
@@ -45,13 +49,15 @@ extension DataPersistence {
     /// Only when the file still holds what this instance last saw (or nothing, if it never loaded):
     /// otherwise replacing it would drop another process's changes, so it throws
     /// ``DataPersistenceError/outOfDate(path:)`` and writes nothing. Use ``transaction(_:)`` to
-    /// change the newest items in place.
-    public func synchronize(_ items: [T]) throws(DataPersistenceError) {
+    /// change the newest items in place. The tutorial's `synchronize(_:)` does the same and reports
+    /// a failure without throwing.
+    public func replaceAllItems(with items: [T]) throws(DataPersistenceError) {
         try perform(synchronizing(items))
     }
 
-    /// Empties the file (it stays, holding an empty array).
-    public func removeAll() throws(DataPersistenceError) {
+    /// Empties the file (it stays, holding an empty array). The tutorial's `removeAll()` does the
+    /// same and reports a failure without throwing.
+    public func deleteAllItems() throws(DataPersistenceError) {
         try perform(removingAll())
     }
 

@@ -18,7 +18,7 @@ import PlistCodec
 /// let cards = DataPersistence<Card>(filename: "cards.plist")            // ~/Documents/<app>/cards.plist
 /// try cards.createItem(Card(id: UUID(), front: "hola", back: "hello"))
 /// var all = try cards.loadItems()
-/// try cards.update(Card(id: all[0].id, front: "hola", back: "hi"), at: 0)
+/// try cards.updateItem(Card(id: all[0].id, front: "hola", back: "hi"), at: 0)
 /// try cards.transaction { items in                                    // many changes, one write
 ///     items.removeAll { $0.front.isEmpty }
 ///     items.sort { $0.front < $1.front }
@@ -66,6 +66,8 @@ public final class DataPersistence<T: Codable & Equatable> {
         var nextObserver = 0
         /// How many times this instance wrote the file.
         var writes = 0
+        /// Told about failures of the tutorial's non-throwing operations.
+        var onError: ((DataPersistenceError) -> Void)?
     }
 
     /// Creates a store for `filename` in `directory`.
@@ -115,8 +117,9 @@ public final class DataPersistence<T: Codable & Equatable> {
 
     /// Whether an item equal to `item` is in the file now.
     ///
-    /// - Throws: As `loadItems()`; the original design answered `false` instead, hiding a damaged file.
-    public func hasItemBeenSaved(_ item: T) throws(DataPersistenceError) -> Bool {
+    /// - Throws: As `loadItems()`. The tutorial's `hasItemBeenSaved(_:)` answers `false` instead,
+    ///   and reports the error through `onError`, the delegate and `changes()`.
+    public func containsItem(_ item: T) throws(DataPersistenceError) -> Bool {
         try loadItems().contains(item)
     }
 

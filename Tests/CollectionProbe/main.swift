@@ -8,6 +8,7 @@
 //     create-loop FILE PROCESS     createItem forever, continuing after the highest sequence of PROCESS
 //                                  in the file; prints "ready <sequence>" after the first
 //     create-one FILE PROCESS SEQ  one createItem
+//     tutorial-update FILE         the tutorial's non-throwing update(_:at: 0); prints "returned <Bool>"
 //
 // `--start-after GATE` before the command prints `waiting` and holds the work until the file GATE
 // exists, so a batch of probes contends for real instead of starting one after another.
@@ -68,6 +69,11 @@ do {
                 announced = true
             }
         }
+    case "tutorial-update":
+        // The tutorial's non-throwing update(_:at:) with no onError set: a failure is one line on stderr.
+        guard arguments.count == 2 else { usage("tutorial-update FILE") }
+        let updated = store.update(CollectionProbeItem(process: 0, sequence: 0), at: 0)
+        print("returned \(updated)")
     case "create-one":
         guard arguments.count == 4, let process = Int(arguments[2]), let sequence = Int(arguments[3]) else {
             usage("create-one FILE PROCESS SEQ")

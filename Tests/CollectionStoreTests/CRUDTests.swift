@@ -19,8 +19,8 @@ import TestSupport
         #expect(try PropertyListDecoder().decode([Note].self, from: Data(contentsOf: notes.url)) == items)
         #expect(permissionBits(notes.url) == 0o600)
         #expect(permissionBits(notes.url.deletingLastPathComponent()) == 0o700)
-        #expect(try notes.hasItemBeenSaved(items[1]))
-        #expect(try !notes.hasItemBeenSaved(Note(id: 3, title: "eggs")))
+        #expect(try notes.containsItem(items[1]))
+        #expect(try !notes.containsItem(Note(id: 3, title: "eggs")))
     }
 
     @Test func updateAndDeleteByValueAndIndex() throws {
@@ -31,15 +31,15 @@ import TestSupport
         _ = try notes.loadItems()
 
         let b2 = Note(id: 2, title: "B")
-        #expect(try notes.update(b, with: b2))
-        #expect(try !notes.update(b, with: b2), "b is gone: nothing to update, nothing written")
+        #expect(try notes.replaceItem(b, with: b2))
+        #expect(try !notes.replaceItem(b, with: b2), "b is gone: nothing to update, nothing written")
         let c2 = Note(id: 3, title: "C")
-        try notes.update(c2, at: 2)
+        try notes.updateItem(c2, at: 2)
         #expect(try notes.deleteItem(at: 0) == a)
         #expect(try notes.loadItems() == [b2, c2])
         #expect(try Data(contentsOf: notes.url) == foundationBytes([b2, c2]))
 
-        #expect(throws: DataPersistenceError.self) { try notes.update(a, at: 5) }
+        #expect(throws: DataPersistenceError.self) { try notes.updateItem(a, at: 5) }
         let negative = failure { try notes.deleteItem(at: -1) }
         guard case .indexOutOfRange(let index, let count)? = negative else {
             Issue.record("a negative index must throw indexOutOfRange, not \(String(describing: negative))")
@@ -66,12 +66,12 @@ import TestSupport
         let other = store(Note.self, in: temp)
         for id in 1...3 { try mine.createItem(Note(id: id, title: "n\(id)")) }
         let loaded = try mine.loadItems()
-        try mine.synchronize(loaded.reversed())                      // reorder: allowed
+        try mine.replaceAllItems(with: loaded.reversed())                      // reorder: allowed
         #expect(try other.loadItems().map(\.id) == [3, 2, 1])
 
         try other.createItem(Note(id: 4, title: "from another instance"))
         let before = try Data(contentsOf: mine.url)
-        let refused = failure { try mine.synchronize(loaded) }
+        let refused = failure { try mine.replaceAllItems(with: loaded) }
         guard case .outOfDate(let path)? = refused else {
             Issue.record("synchronize must refuse to drop the other instance's item: \(String(describing: refused))")
             return
@@ -79,7 +79,7 @@ import TestSupport
         #expect(path == mine.url.path)
         #expect(try Data(contentsOf: mine.url) == before, "a refused synchronize writes nothing")
         let fresh = try mine.loadItems()
-        try mine.synchronize(fresh.sorted { $0.id < $1.id })
+        try mine.replaceAllItems(with: fresh.sorted { $0.id < $1.id })
         #expect(try other.loadItems().map(\.id) == [1, 2, 3, 4])
     }
 
@@ -87,7 +87,7 @@ import TestSupport
         let temp = try TemporaryFolder(prefix: "collection-crud")
         let notes = store(Note.self, in: temp)
         try notes.createItem(Note(id: 1, title: "x"))
-        try notes.removeAll()
+        try notes.deleteAllItems()
         #expect(try notes.loadItems() == [])
         #expect(try Data(contentsOf: notes.url) == foundationBytes([Note]()))
     }

@@ -18,7 +18,7 @@ import TestSupport
         let before = try Data(contentsOf: mine.url)
         for attempt in ["update", "delete"] {
             let refused = failure {
-                if attempt == "update" { try mine.update(Note(id: 99, title: "meant for n1"), at: 0) } else { try mine.deleteItem(at: 1) }
+                if attempt == "update" { try mine.updateItem(Note(id: 99, title: "meant for n1"), at: 0) } else { try mine.deleteItem(at: 1) }
             }
             guard case .indexConflict(let index, let path)? = refused else {
                 Issue.record("\(attempt) at a stale index must be refused: \(String(describing: refused))")
@@ -43,7 +43,7 @@ import TestSupport
         for id in 1...2 { try mine.createItem(Note(id: id, title: "n\(id)")) }
         _ = try mine.loadItems()
         try theirs.createItem(Note(id: 3, title: "appended elsewhere"))
-        try mine.update(Note(id: 1, title: "changed"), at: 0)
+        try mine.updateItem(Note(id: 1, title: "changed"), at: 0)
         #expect(try theirs.loadItems().map(\.title) == ["changed", "n2", "appended elsewhere"],
                 "the other instance's item is kept and the right item changed")
     }
@@ -66,9 +66,9 @@ import TestSupport
         let a = Note(id: 1, title: "a"), b = Note(id: 1, title: "b"), c = Note(id: 2, title: "c")
 
         // In async code the compiler picks the async forms, which wait for the lock without blocking.
-        try await mine.createItem(a)
-        try await mine.update(b, at: 0)
-        try await mine.transaction { $0.append(c) }
+        try await mine.async.createItem(a)
+        try await mine.async.updateItem(b, at: 0)
+        try await mine.async.transaction { $0.append(c) }
         #expect(await collector.wait(for: 3) == [
             .created(a, index: 0),
             .updated(old: a, new: b, index: 0),
@@ -77,7 +77,7 @@ import TestSupport
 
         // Another writer's change arrives without this instance doing anything: its watcher polls
         // the file's change token.
-        try await theirs.deleteItem(id: 2)
+        try await theirs.async.deleteItem(id: 2)
         let all = await collector.wait(for: 4)
         #expect(all.dropFirst(3) == [.externalChange([b])], "all changes: \(all)")
     }
@@ -89,7 +89,7 @@ import TestSupport
             for writer in 0..<4 {
                 group.addTask {
                     let notes = stores[writer % 2]
-                    for n in 0..<25 { try await notes.createItem(Note(id: writer * 100 + n, title: "w\(writer)")) }
+                    for n in 0..<25 { try await notes.async.createItem(Note(id: writer * 100 + n, title: "w\(writer)")) }
                 }
             }
             try await group.waitForAll()
@@ -100,11 +100,11 @@ import TestSupport
             #expect(ids.filter { $0 / 100 == writer } == Array(writer * 100..<writer * 100 + 25), "writer \(writer)'s items in order")
         }
         #expect(try Data(contentsOf: stores[0].url) == foundationBytes(stores[1].loadItems()))
-        #expect(try await stores[1].deleteItem(id: 0)?.id == 0)
-        #expect(try await stores[0].update(Note(id: 1, title: "changed")))
+        #expect(try await stores[1].async.deleteItem(id: 0)?.id == 0)
+        #expect(try await stores[0].async.update(Note(id: 1, title: "changed")))
         var refused: DataPersistenceError?
         do {
-            try await stores[0].update(Note(id: 2, title: "x"), at: 99)
+            try await stores[0].async.updateItem(Note(id: 2, title: "x"), at: 99)
         } catch {
             refused = error
         }

@@ -26,14 +26,14 @@ import TestSupport
             try damaged.bytes.write(to: notes.url)
             let mutations: [(String, () throws -> Void)] = [
                 ("createItem", { try notes.createItem(Note(id: 3, title: "new")) }),
-                ("update(at:)", { try notes.update(Note(id: 3, title: "new"), at: 0) }),
+                ("updateItem(_:at:)", { try notes.updateItem(Note(id: 3, title: "new"), at: 0) }),
                 ("deleteItem(at:)", { try notes.deleteItem(at: 0) }),
                 ("deleteItem(id:)", { try notes.deleteItem(id: 1) }),
-                ("synchronize", { try notes.synchronize([]) }),
-                ("removeAll", { try notes.removeAll() }),
+                ("replaceAllItems(with:)", { try notes.replaceAllItems(with: []) }),
+                ("deleteAllItems()", { try notes.deleteAllItems() }),
                 ("transaction", { try notes.transaction { $0 = [] } }),
                 ("loadItems", { _ = try notes.loadItems() }),
-                ("hasItemBeenSaved", { _ = try notes.hasItemBeenSaved(Note(id: 1, title: "kept")) }),
+                ("containsItem(_:)", { _ = try notes.containsItem(Note(id: 1, title: "kept")) }),
             ]
             for (name, mutation) in mutations {
                 let error = failure(mutation)

@@ -58,7 +58,7 @@ import TestSupport
         try events.deleteItem(at: 3)
         var moved = all[0]
         moved.date = base + 7 * 86_400
-        try events.update(moved, at: 0)
+        try events.updateItem(moved, at: 0)
         try check("events.plist", [moved, all[1], all[2]], file: events.url)
     }
 
@@ -87,7 +87,7 @@ import TestSupport
 
         let empty = store(String.self, in: temp, "empty.plist")
         try empty.createItem("gone")
-        try empty.removeAll()
+        try empty.deleteAllItems()
         try check("empty.plist", [String](), file: empty.url)
     }
 }
