@@ -1,85 +1,8 @@
 import Foundation
 import StateGraph
 
-// The settings examples of swift-state-graph's "Backing Storage" article, written with this package's
-// macros. The `settings` app declares the same three models; the app tests check they agree.
-
-/// A user's name and font size, kept in the standard suite.
-final class UserPreferencesModel: Sendable {
-    @GraphStored(backed: .userDefaults(key: "userName"))
-    var userName: String = ""
-
-    @GraphStored(backed: .userDefaults(key: "fontSize"))
-    var fontSize: Double = 16.0
-
-    @GraphComputed
-    var displayName: String
-
-    @GraphComputed
-    var accessibilityFontSize: Double
-
-    init() {
-        self.$displayName = .init { [$userName] _ in
-            let name = $userName.wrappedValue
-            return name.isEmpty ? "Anonymous User" : name
-        }
-        self.$accessibilityFontSize = .init { [$fontSize] _ in
-            max(12.0, min(32.0, $fontSize.wrappedValue))
-        }
-    }
-}
-
-/// Feature flags in the standard suite, preferences in their own suite, and what follows from them.
-final class AppConfigurationModel: Sendable {
-    @GraphStored(backed: .userDefaults(key: "enableExperimentalFeatures"))
-    var enableExperimentalFeatures: Bool = false
-
-    @GraphStored(backed: .userDefaults(key: "debugMode"))
-    var debugMode: Bool = false
-
-    @GraphStored(backed: .userDefaults(suite: "com.myapp.preferences", key: "notificationsEnabled"))
-    var notificationsEnabled: Bool = true
-
-    @GraphStored(backed: .userDefaults(suite: "com.myapp.preferences", key: "autoSaveInterval"))
-    var autoSaveInterval: TimeInterval = 300
-
-    @GraphComputed
-    var shouldShowDebugOptions: Bool
-
-    @GraphComputed
-    var effectiveAutoSaveInterval: TimeInterval
-
-    init() {
-        self.$shouldShowDebugOptions = .init { [$debugMode, $enableExperimentalFeatures] _ in
-            $debugMode.wrappedValue || $enableExperimentalFeatures.wrappedValue
-        }
-        self.$effectiveAutoSaveInterval = .init { [$autoSaveInterval, $debugMode] _ in
-            $debugMode.wrappedValue ? 60.0 : $autoSaveInterval.wrappedValue
-        }
-    }
-}
-
-/// A Codable theme.
-struct UserTheme: Codable, Equatable, Sendable {
-    var name: String
-    var primaryColor: String
-    var accentColor: String
-}
-
-/// A Codable value in the standard suite.
-final class ThemeModel: Sendable {
-    @GraphStored(backed: .userDefaults(key: "selectedTheme"))
-    var selectedTheme: UserTheme = UserTheme(name: "Default", primaryColor: "#007AFF", accentColor: "#FF9500")
-
-    @GraphComputed
-    var isDarkTheme: Bool
-
-    init() {
-        self.$isDarkTheme = .init { [$selectedTheme] _ in
-            $selectedTheme.wrappedValue.name.lowercased().contains("dark")
-        }
-    }
-}
+// Models of the graph's own tests. The settings models of swift-state-graph's article are its own
+// code, in OriginalExamples.swift.
 
 /// A memory-only model: a diamond (`base` feeds `left` and `right`, both feed `sum`) and a branch.
 final class DiamondModel: Sendable {
