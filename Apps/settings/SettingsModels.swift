@@ -61,11 +61,12 @@ final class AppConfigurationModel: Sendable {
     }
 }
 
-/// A theme, stored as a dictionary of property-list values.
-struct UserTheme: Codable, Equatable, Sendable {
-    var name: String
-    var primaryColor: String
-    var accentColor: String
+/// A theme, stored as a dictionary of property-list values. Not `Equatable`, as in the article: the
+/// node compares what it would write with what the suite holds.
+struct UserTheme: Codable, Sendable {
+    let name: String
+    let primaryColor: String
+    let accentColor: String
 }
 
 /// The selected theme, and whether it is a dark one.

@@ -21,8 +21,10 @@ import Synchronization
 ///   away and the rule runs again, so no reader sees a mix of old and new values.
 ///
 /// Thread safety: any thread may read. The rule runs on the reading thread, one evaluation of a node
-/// at a time; a rule must not read its own node (a cycle), and should not write to nodes.
-/// The node is `Sendable` when its value is.
+/// at a time, and should not write to nodes. A rule must not read its own node, directly or through
+/// others: the read that closes such a cycle gets the node's last value instead of waiting for
+/// itself, and the cycle is reported (`GraphCycleError`, `cycleError`). The node is `Sendable` when
+/// its value is.
 public final class Computed<Value>: @unchecked Sendable {
     /// What a rule gets: a way to read without creating dependencies.
     public struct Context {
@@ -62,6 +64,10 @@ public final class Computed<Value>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var dependents = DependentSet()
     /// How many times the rule ran; a plain counter under `lock`, taken anyway to commit.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var evaluations = 0
+    /// The last cycle a read of this node closed (guarded by `lock`).
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var lastCycle: GraphCycleError?
+    /// The `EvaluationThread.id` of the thread running the rule (under `evaluationLock`), or 0.
+    @usableFromInline let evaluator = Atomic<UInt>(0)
 
     /// Reports reads and changes to Observation (see `ObservationRelay`).
     @usableFromInline let relay = ObservationRelay()
@@ -112,10 +118,31 @@ public final class Computed<Value>: @unchecked Sendable {
     /// The node itself.
     public var projectedValue: Computed<Value> { self }
 
-    /// Runs the rule until an evaluation completes with no dependency changing under it.
+    /// Runs the rule until an evaluation completes with no dependency changing under it; a read that
+    /// would wait for itself (a cycle) gets the last value instead (see `GraphCycleError`).
     @inlinable
     func evaluate() -> Value {
-        evaluationLock.withLock { _ in
+        let thread = EvaluationThread.current
+        // This thread is running this node's rule already: waiting for the lock would wait for itself.
+        if evaluator.load(ordering: .relaxed) == thread.id { return readInCycle(thread.cycle(through: self)) }
+        if let value = evaluationLock.withLockIfAvailable({ _ in evaluateHoldingLock(on: thread, waited: false) }) {
+            return value
+        }
+        return evaluateAfterWaiting(on: thread)
+    }
+
+    /// `evaluate()` once this thread holds `evaluationLock`.
+    @inlinable
+    func evaluateHoldingLock(on thread: EvaluationThread, waited: Bool) -> Value {
+        // Before `stopWaiting`, so a thread following the chain of waits sees this thread has the node.
+        evaluator.store(thread.id, ordering: .releasing)
+        if waited { GraphWaits.stopWaiting(thread) }
+        thread.frames.append(EvaluationThread.Frame(node: self))
+        defer {
+            thread.frames.removeLast()
+            evaluator.store(0, ordering: .releasing)
+        }
+        do {
             while true {
                 var fresh: Value?
                 var start: UInt64 = 0

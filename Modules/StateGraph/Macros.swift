@@ -1,3 +1,7 @@
+// Every node reports to Observation, so a model's users call `withObservationTracking`; they should
+// not need a second import for it (ModelPersistence re-exports it for the same reason).
+@_exported import Observation
+
 /// Where a `@GraphStored` property keeps its value: `.memory`, `.userDefaults(key:)` or
 /// `.userDefaults(suite:key:)`.
 public struct GraphStorageBacking: Sendable, Equatable {

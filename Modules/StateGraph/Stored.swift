@@ -16,7 +16,9 @@ import Synchronization
 /// where it survives relaunches and sees other processes' writes.
 ///
 /// Setting an `Equatable` value equal to the current one changes nothing: no dependent is marked
-/// stale, nobody is notified and nothing is written. Non-`Equatable` values always count as changed.
+/// stale, nobody is notified and nothing is written. Non-`Equatable` values always count as changed
+/// in memory; in a suite, a value whose encoding is what the suite holds (dictionary keys in any
+/// order) changes nothing either.
 ///
 /// Thread safety: reads and writes may come from any thread. The node is `Sendable` when its value is.
 public final class Stored<Value>: @unchecked Sendable {

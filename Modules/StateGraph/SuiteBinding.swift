@@ -62,7 +62,9 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 return
             }
             // A value the node cannot compare whose encoding is what the suite holds: nothing to do.
-            if node.isEqual == nil, encoded == (lastEncoded ?? (try? encode(node.currentValue))) { return }
+            if node.isEqual == nil, Self.sameContents(encoded, lastEncoded ?? (try? encode(node.currentValue))) {
+                return
+            }
             // The file first: the node's change counts as a write in progress until it has spread
             // (see `GraphClock`), and that should not last as long as a durable write.
             do {
@@ -83,7 +85,9 @@ final class SuiteBinding<Value>: @unchecked Sendable {
         var change: StoredChange?
         writeLock.withLock { _ in
             let stored = entry.suite.object(forKey: key)
-            guard stored != lastEncoded else { return }
+            // The suite also reports this node's own writes; the file holds their keys sorted, the
+            // encoding in declaration order, and the two are the same value.
+            guard !Self.sameContents(stored, lastEncoded) else { return }
             lastEncoded = stored
             guard let stored else {
                 change = node.store(defaultValue)
@@ -96,6 +100,16 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             }
         }
         change?.spread()
+    }
+
+    /// Whether two suite values are the same, whatever the order of their dictionaries' keys (`nil`:
+    /// no value).
+    static func sameContents(_ a: PlistValue?, _ b: PlistValue?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.hasSameContents(as: b)
+        default: return false
+        }
     }
 
     private func fail(_ operation: GraphStorageError.Operation, _ error: any Error) {

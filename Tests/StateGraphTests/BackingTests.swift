@@ -164,16 +164,15 @@ struct BackingTests {
             #expect(!config.shouldShowDebugOptions)
             let fired = Counter()
             withGraphTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
-            // A separate DefaultsSuite object reads and writes the file as another process would.
-            let other = DefaultsSuite(suiteName: "settings", folder: folder.url)
-            try await other.set(true, forKey: "enableExperimentalFeatures")
+            // A separate DefaultsSuite object writes the file as another process would.
+            try writeAsAnotherProcess(.bool(true), forKey: "enableExperimentalFeatures", in: folder)
             let seen = await eventually { config.shouldShowDebugOptions }
             #expect(seen)
             #expect(config.enableExperimentalFeatures)
             let firedOnce = await eventually { fired.count == 1 }
             #expect(firedOnce)
             // Removing the key brings the default back.
-            try await other.removeObject(forKey: "enableExperimentalFeatures")
+            try writeAsAnotherProcess(nil, forKey: "enableExperimentalFeatures", in: folder)
             let reverted = await eventually { !config.shouldShowDebugOptions }
             #expect(reverted)
         }
@@ -213,6 +212,44 @@ struct BackingTests {
             #expect(area.wrappedValue == 786_432)
             node.wrappedValue = Window(width: 1024, height: 768)
             #expect(node.suiteWriteCount == 1)
+        }
+    }
+
+    @Test("a non-Equatable Codable value of several keys: its own write is not a second change, and an equal value is not rewritten")
+    func nonEquatableWriteIsNotEchoed() async throws {
+        // Declared out of alphabetical order: the file holds the keys sorted.
+        struct Layout: Codable {
+            var zoom: Double
+            var title: String
+            var columns: Int
+            var sidebar: Bool
+        }
+        try await withSuiteFolder { folder in
+            let node = Stored(name: "layout", backing: .userDefaults(key: "layout"),
+                              defaultValue: Layout(zoom: 1, title: "Main", columns: 2, sidebar: true))
+            let changes = Counter()
+            let subscription = GraphSubscription({ node.wrappedValue.title }, onChange: { _ in changes.bump() })
+            node.wrappedValue = Layout(zoom: 1.5, title: "Wide", columns: 3, sidebar: false)
+            #expect(changes.count == 1)
+            #expect(node.suiteWriteCount == 1)
+            // The suite reports the write back to the node (as it would another process's).
+            #expect(try await suiteSettled(in: folder), "the suite's watcher did not deliver a marker write")
+            #expect(changes.count == 1, "the node's own write came back as a change")
+
+            let file = folder.file("settings.plist")
+            let before = try FileSnapshot(file)
+            for _ in 0..<3 { node.wrappedValue = Layout(zoom: 1.5, title: "Wide", columns: 3, sidebar: false) }
+            #expect(node.suiteWriteCount == 1, "setting an equal value wrote \(node.suiteWriteCount - 1) times")
+            #expect(try FileSnapshot(file) == before, "setting an equal value rewrote the file")
+            #expect(changes.count == 1)
+
+            node.wrappedValue = Layout(zoom: 1.5, title: "Wide", columns: 4, sidebar: false)
+            #expect(node.suiteWriteCount == 2)
+            #expect(changes.count == 2)
+            #expect(try await suiteSettled(in: folder))
+            #expect(changes.count == 2, "the node's own write came back as a change")
+            #expect(try PlistValue(parsing: Data(contentsOf: file)).dictionaryValue?["layout"]?.dictionaryValue?["columns"] == .int(4))
+            subscription.cancel()
         }
     }
 }

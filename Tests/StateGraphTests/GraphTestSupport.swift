@@ -1,4 +1,6 @@
+import FileStorageKit
 import Foundation
+import PlistCodec
 import StateGraph
 import Synchronization
 import TestSupport
@@ -47,4 +49,83 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async
         try? await Task.sleep(for: .milliseconds(5))
     }
     return true
+}
+
+/// Writes `value` under `key` of the suite `suite` (`nil` removes the key) through a `DefaultsSuite`
+/// object of its own, as another process would. Synchronous, so an `async` test's call does not
+/// depend on `DefaultsSuite`'s async API.
+func writeAsAnotherProcess(_ value: PlistValue?, forKey key: String, suite: String = "settings",
+                           in folder: TemporaryFolder) throws {
+    try DefaultsSuite(suiteName: suite, folder: folder.url).set(value, forKey: key)
+}
+
+/// Waits until the graph has handled every change of the suite `suite` in `folder` it had heard of
+/// when called (a node's own write included): writes a marker key from outside and waits for a node
+/// of the same file to see it. The graph's watcher handles one suite's changes in order, so the
+/// marker comes last. Returns whether it arrived within `timeout`.
+func suiteSettled(_ suite: String = "settings", in folder: TemporaryFolder,
+                  timeout: Duration = .seconds(60)) async throws -> Bool {
+    let marker = GraphStorageLocation.$folder.withValue(folder.url) {
+        Stored(name: "marker", backing: .userDefaults(suite: suite, key: "test.marker"), defaultValue: 0)
+    }
+    let next = marker.wrappedValue + 1
+    try writeAsAnotherProcess(.int(next), forKey: "test.marker", suite: suite, in: folder)
+    return await eventually(timeout: timeout) { marker.wrappedValue == next }
+}
+
+/// A file's inode and bytes: a rewrite (a new file renamed over it) changes the inode even when the
+/// bytes are the same.
+struct FileSnapshot: Equatable {
+    let inode: UInt64
+    let bytes: Data
+
+    init(_ url: URL) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
+        bytes = try Data(contentsOf: url)
+    }
+}
+
+/// Runs each of `bodies` on a thread of its own, all at once, and waits up to `timeout` for all of
+/// them; returns their results in order, or `nil` if one did not finish (it is left blocked: a test
+/// that gets `nil` has found a hang).
+func finishOnThreads<T: Sendable>(within timeout: Duration = .seconds(30),
+                                  _ bodies: (@Sendable () -> T)...) async -> [T]? {
+    let results = Recorded<(Int, T)>()
+    for (index, body) in bodies.enumerated() {
+        Thread.detachNewThread { results.append((index, body())) }
+    }
+    guard await eventually(timeout: timeout, { results.all.count == bodies.count }) else { return nil }
+    return results.all.sorted { $0.0 < $1.0 }.map(\.1)
+}
+
+/// A meeting point with a deadline: each party arrives and waits until all have, or `timeout` passes.
+final class Rendezvous: Sendable {
+    private let parties: Int
+    private let arrived = Atomic<Int>(0)
+
+    init(parties: Int) {
+        self.parties = parties
+    }
+
+    /// Arrives and waits for the others; returns whether all arrived within `timeout`.
+    func arriveAndWait(timeout: Duration = .seconds(20)) -> Bool {
+        arrived.add(1, ordering: .sequentiallyConsistent)
+        let deadline = ContinuousClock.now + timeout
+        while arrived.load(ordering: .sequentiallyConsistent) < parties {
+            if ContinuousClock.now >= deadline { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+}
+
+/// Computed nodes made after the rules that read them (a cycle needs a rule to read a node made later).
+final class LateNodes: @unchecked Sendable {
+    private let nodes = Mutex<[String: Computed<Int>]>([:])
+
+    subscript(name: String) -> Computed<Int> {
+        get { nodes.withLock { $0[name]! } }
+        set { nodes.withLock { $0[name] = newValue } }
+    }
 }

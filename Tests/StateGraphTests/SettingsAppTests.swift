@@ -117,6 +117,18 @@ struct SettingsAppTests {
         }
     }
 
+    @Test("the same theme set again by a new process rewrites nothing (UserTheme is not Equatable)")
+    func sameThemeInANewProcess() async throws {
+        let folder = try TemporaryFolder(prefix: "state-graph-app")
+        let first = try await settings("set", "selectedTheme", "Solar Dark", folder: folder)
+        #expect(first.termination == .exited(0), "\(first)")
+        let before = try FileSnapshot(folder.file("settings.plist"))
+        let second = try await settings("set", "selectedTheme", "Solar Dark", folder: folder)
+        #expect(second.termination == .exited(0), "\(second)")
+        #expect(second.values["ThemeModel.isDarkTheme"] == "true")
+        #expect(try FileSnapshot(folder.file("settings.plist")) == before, "setting the theme the file holds rewrote it")
+    }
+
     @Test("bad input exits 64 with a message and writes nothing")
     func badInput() async throws {
         let folder = try TemporaryFolder(prefix: "state-graph-app")
