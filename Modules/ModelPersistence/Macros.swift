@@ -18,7 +18,7 @@
 /// The file is `Settings.storage.plist` in the application-support folder (see `PersistenceLocation`);
 /// `@StorageName static let storageName = "Custom"` names it differently.
 @attached(member, names: named(_$persistence), named(_$observationRegistrar), named(access), named(withMutation),
-          named(_$persistedDocumentName), named(_$persistedFields))
+          named(_$persistedDocumentName), named(_$persistedFields), named(_PersistedRoot))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistedModel, Observable)
 public macro PersistedModel() = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedModelMacro")

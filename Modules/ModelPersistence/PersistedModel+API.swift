@@ -29,6 +29,10 @@ extension PersistedModel {
         }
     }
 
+}
+
+// The instance API, for the class `@PersistedModel` was attached to (not for its subclasses).
+extension PersistedModel where _PersistedRoot == Self {
     // MARK: Changing the instance
 
     /// Reads the newest file, runs `body`, and writes what it set, all under the exclusive lock, so no

@@ -24,7 +24,7 @@ import Synchronization
 /// **Threads.** The context's own state is guarded by a `Mutex`, and the context is `Sendable`. The
 /// model's properties are plain stored values, as in an `@Observable` class: share an instance
 /// across threads only with your own synchronization (or through `update`, which holds the lock).
-public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendable {
+public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendable where Model._PersistedRoot == Model {
     /// What the context resolves on first use and never changes after.
     struct Setup {
         let url: URL

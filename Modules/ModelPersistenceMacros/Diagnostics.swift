@@ -5,7 +5,6 @@ import SwiftSyntax
 enum PersistedModelDiagnostic: String, DiagnosticMessage {
     case notAClass
     case structNotClass
-    case notFinal
     case observableToo
     case letProperty
     case storageNameNotLiteral
@@ -15,9 +14,8 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
 
     var message: String {
         switch self {
-        case .notAClass: return "@PersistedModel can only be applied to a final class"
-        case .structNotClass: return "@PersistedModel can only be applied to a final class, not a struct: a model is shared by reference and saved when its properties are set"
-        case .notFinal: return "@PersistedModel requires a final class: a subclass's stored properties would not be persisted"
+        case .notAClass: return "@PersistedModel can only be applied to a class"
+        case .structNotClass: return "@PersistedModel can only be applied to a class, not a struct: a model is shared by reference and saved when its properties are set"
         case .observableToo: return "@PersistedModel already makes the class Observable; remove @Observable"
         case .letProperty: return "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored"
         case .storageNameNotLiteral: return "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\""

@@ -3,7 +3,7 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@PersistedModel`: adds the persistence and observation plumbing to a final class, marks each
+/// `@PersistedModel`: adds the persistence and observation plumbing to a class, marks each
 /// persisted property `@_PersistedProperty`, and adds the `PersistedModel` and `Observable` conformances.
 public struct PersistedModelMacro {}
 
@@ -41,6 +41,7 @@ extension PersistedModelMacro: MemberMacro {
         let escapedName = documentName.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }.map(String.init).joined()
 
         return [
+            "public typealias _PersistedRoot = \(raw: typeName)",
             "public static let _$persistedDocumentName: String = \"\(raw: escapedName)\"",
             "public static var _$persistedFields: [ModelPersistence.PersistedField<\(raw: typeName)>] { \(raw: fieldList) }",
             "public let _$persistence = ModelPersistence.PersistenceContext<\(raw: typeName)>()",
@@ -58,13 +59,13 @@ extension PersistedModelMacro: MemberMacro {
         ]
     }
 
-    /// The class, if the declaration is a final class without `@Observable`; diagnoses it otherwise.
+    /// The class, if the declaration is a class without `@Observable`; diagnoses it otherwise.
     static func validatedClass(_ declaration: some DeclGroupSyntax, node: AttributeSyntax,
                                in context: some MacroExpansionContext) -> ClassDeclSyntax? {
         if let structDecl = declaration.as(StructDeclSyntax.self) {
-            let fixIt = FixIt(message: PersistedModelFixIt(message: "make it a final class"),
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "make it a class"),
                               changes: [.replace(oldNode: Syntax(structDecl.structKeyword),
-                                                 newNode: Syntax(TokenSyntax(.identifier("final class"), leadingTrivia: structDecl.structKeyword.leadingTrivia, trailingTrivia: .space, presence: .present)))])
+                                                 newNode: Syntax(TokenSyntax(.keyword(.class), leadingTrivia: structDecl.structKeyword.leadingTrivia, trailingTrivia: .space, presence: .present)))])
             context.diagnose(Diagnostic(node: structDecl.structKeyword, message: PersistedModelDiagnostic.structNotClass, fixIts: [fixIt]))
             return nil
         }
@@ -72,13 +73,8 @@ extension PersistedModelMacro: MemberMacro {
             context.diagnose(Diagnostic(node: node, message: PersistedModelDiagnostic.notAClass))
             return nil
         }
-        if !classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) {
-            let fixIt = FixIt(message: PersistedModelFixIt(message: "add 'final'"),
-                              changes: [.replace(oldNode: Syntax(classDecl.classKeyword),
-                                                 newNode: Syntax(TokenSyntax(.identifier("final class"), leadingTrivia: classDecl.classKeyword.leadingTrivia, trailingTrivia: .space, presence: .present)))])
-            context.diagnose(Diagnostic(node: classDecl.classKeyword, message: PersistedModelDiagnostic.notFinal, fixIts: [fixIt]))
-            return nil
-        }
+        // A non-final class is fine: the runtime protocol names the class through `_PersistedRoot`
+        // rather than `Self`. A subclass inherits the conformance and is persisted as its superclass.
         for element in classDecl.attributes {
             guard case .attribute(let attribute) = element,
                   attribute.attributeName.trimmedDescription.split(separator: ".").last == "Observable" else { continue }
@@ -113,8 +109,7 @@ extension PersistedModelMacro: MemberAttributeMacro {
                                  providingAttributesFor member: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AttributeSyntax] {
         // Only where the member macro adds the plumbing the accessors use (diagnosed there otherwise).
-        guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
+        guard declaration.is(ClassDeclSyntax.self),
               !declaration.hasAttribute("Observable"),
               let variable = member.as(VariableDeclSyntax.self), variable.isPersistable,
               !variable.hasAttribute("_PersistedProperty") else { return [] }
@@ -126,9 +121,7 @@ extension PersistedModelMacro: ExtensionMacro {
     public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
                                  providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
                                  in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
-        guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
-              !declaration.hasAttribute("Observable") else { return [] }
+        guard declaration.is(ClassDeclSyntax.self), !declaration.hasAttribute("Observable") else { return [] }
         let names = protocols.map { $0.trimmedDescription }
         var conformances: [String] = []
         if names.contains(where: { $0.hasSuffix("PersistedModel") }) { conformances.append("ModelPersistence.PersistedModel") }

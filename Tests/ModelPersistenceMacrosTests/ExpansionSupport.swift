@@ -28,6 +28,8 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
     let fieldList = fields.isEmpty ? "[]" : "[\n" + fields.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
     let fieldsBody = "\n        \(fieldList)\n    "
     return """
+        public typealias _PersistedRoot = \(type)
+
         public static let _$persistedDocumentName: String = "\(documentName ?? type)"
 
         public static var _$persistedFields: [ModelPersistence.PersistedField<\(type)>] {\(fieldsBody)}

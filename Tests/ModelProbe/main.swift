@@ -9,6 +9,8 @@
 //     set-a FOLDER VALUE                  `a = VALUE` (one durable set); prints "ok"
 //     set-b FOLDER VALUE                  `b = VALUE`; prints "ok"
 //     show FOLDER                         prints "count N", "a VALUE", "b VALUE"
+//     some-model-show FOLDER              DocumentData's SomeModel: prints "string VALUE", "bool VALUE"
+//     some-model-set FOLDER STRING BOOL   sets SomeModel's string and bool; prints "ok"
 //     wait-for FOLDER FIELD VALUE SECONDS prints "ready FIELD=<value>" after its first read, then polls
 //                                         the getter until FIELD reads VALUE: prints
 //                                         "seen FIELD=VALUE after <ms> ms", or exits 3 at the timeout
@@ -62,6 +64,24 @@ case "set-a", "set-b":
     guard arguments.count == 1 else { usage("\(command) FOLDER VALUE") }
     if command == "set-a" { model.a = arguments[0] } else { model.b = arguments[0] }
     say("ok")
+case "some-model-show", "some-model-set":
+    // DocumentData's SomeModel: its initializer's values are the defaults the file overrides.
+    // The first read resolves the folder, so it happens inside the binding.
+    let some = PersistenceLocation.$folder.withValue(folder) { () -> SomeModel in
+        let some = SomeModel(string: "", bool: false, bool2: false)
+        _ = some.string
+        return some
+    }
+    if command == "some-model-set" {
+        guard arguments.count == 2, let flag = Bool(arguments[1]) else { usage("some-model-set FOLDER STRING BOOL") }
+        some.string = arguments[0]
+        some.bool = flag
+        say("ok")
+    } else {
+        guard arguments.isEmpty else { usage("some-model-show FOLDER") }
+        say("string \(some.string)")
+        say("bool \(some.bool)")
+    }
 case "show":
     guard arguments.isEmpty else { usage("show FOLDER") }
     say("count \(model.count)")
