@@ -8,10 +8,12 @@
 //     create-loop FILE PROCESS     createItem forever, continuing after the highest sequence of PROCESS
 //                                  in the file; prints "ready <sequence>" after the first
 //     create-one FILE PROCESS SEQ  one createItem
+//     create-large FILE BYTES      one createItem with a note of about BYTES characters
 //     tutorial-update FILE         the tutorial's non-throwing update(_:at: 0); prints "returned <Bool>"
 //
-// `--start-after GATE` before the command prints `waiting` and holds the work until the file GATE
-// exists, so a batch of probes contends for real instead of starting one after another.
+// `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
+// holds the work until the file GATE exists, so a batch of probes contends for real instead of
+// starting one after another; `--file-size-limit BYTES` makes a larger write fail with EFBIG.
 import CollectionStore
 import Foundation
 import TestSupport
@@ -25,23 +27,10 @@ func usage(_ message: String) -> Never {
     exit(2)
 }
 
-/// Prints `waiting`, then returns once `gate` exists (at most 60 s).
-func waitForGate(_ gate: String) {
-    print("waiting")
-    fflush(nil)
-    let deadline = ContinuousClock.now + .seconds(60)
-    while access(gate, F_OK) != 0 {
-        guard ContinuousClock.now < deadline else { usage("\(gate) did not appear within 60 s") }
-        usleep(1_000)
-    }
-}
-
 var arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.count >= 2 && arguments[0] == "--start-after" {
-    let gate = arguments[1]
-    arguments.removeFirst(2)
-    waitForGate(gate)
-}
+let options = ProbeOptions.parse(&arguments)
+options.applyLimits()
+options.waitForGate()
 guard arguments.count >= 2 else { usage("create|create-loop|create-one FILE ...") }
 let command = arguments[0]
 let file = URL(fileURLWithPath: arguments[1])
@@ -69,6 +58,11 @@ do {
                 announced = true
             }
         }
+    case "create-large":
+        // One item with a note of BYTES characters (with --file-size-limit, more than the file may hold).
+        guard arguments.count == 3, let bytes = Int(arguments[2]) else { usage("create-large FILE BYTES") }
+        try store.createItem(CollectionProbeItem(process: 9, sequence: 1, noteLength: bytes))
+        print("created 1")
     case "tutorial-update":
         // The tutorial's non-throwing update(_:at:) with no onError set: a failure is one line on stderr.
         guard arguments.count == 2 else { usage("tutorial-update FILE") }

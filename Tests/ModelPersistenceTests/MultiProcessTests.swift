@@ -50,26 +50,9 @@ struct MultiProcessTests {
     }
 
     /// Starts one probe per argument list, lets them all work at once when every one has loaded the
-    /// model, waits for all, and requires each to exit 0.
+    /// model (`ProcessFaults.runTogether`), waits for all, and requires each to exit 0.
     func runBatch(_ argumentLists: [[String]]) async throws -> [ChildProcess] {
-        let probe = try modelProbe()
-        let gates = try TemporaryFolder(prefix: "mp-gate")
-        let gate = gates.file("go")
-        let deadline = ContinuousClock.now + Self.deadline
-        var children: [ChildProcess] = []
-        for arguments in argumentLists {
-            children.append(try ChildProcess.start(probe, ["--start-after", gate.path] + arguments))
-        }
-        for child in children { _ = try await child.waitForLine(deadline: deadline) { $0 == "waiting" } }
-        let released = ContinuousClock.now
-        try #require(FileManager.default.createFile(atPath: gate.path, contents: nil))
-        try await ChildProcess.waitForAll(children, deadline: deadline)
-        withExtendedLifetime(gates) {}   // the gate must stay until every child has passed it
-        for child in children {
-            try #require(child.termination == .exited(0), "\(child.error("\(child.termination!)"))")
-        }
-        print("MultiProcessTests: \(children.count) × \(argumentLists[0][0]) worked in \(ContinuousClock.now - released)")
-        return children
+        try await ProcessFaults(program: "model-probe", deadline: Self.deadline).runTogether(argumentLists)
     }
 
     /// The file's top-level dictionary, for a check that does not go through any model.

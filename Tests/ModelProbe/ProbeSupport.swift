@@ -33,12 +33,3 @@ func say(_ line: String) {
     fflush(nil)   // all streams: `stdout` itself is not concurrency-safe to name
 }
 
-/// Prints "waiting", then returns once `gate` exists (at most 60 s).
-func waitForGate(_ gate: String) {
-    say("waiting")
-    let deadline = ContinuousClock.now + .seconds(60)
-    while access(gate, F_OK) != 0 {
-        guard ContinuousClock.now < deadline else { usage("\(gate) did not appear within 60 s") }
-        usleep(1_000)
-    }
-}

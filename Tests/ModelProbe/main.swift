@@ -15,10 +15,15 @@
 //                                         the getter until FIELD reads VALUE: prints
 //                                         "seen FIELD=VALUE after <ms> ms", or exits 3 at the timeout
 //
-// `--start-after GATE` before the command loads the model, prints "waiting", and holds the work until
-// the file GATE exists, so a batch of probes contends for real instead of starting one after another.
+// `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` loads the model, prints
+// "waiting", and holds the work until the file GATE exists, so a batch of probes contends for real
+// instead of starting one after another; `--file-size-limit BYTES` makes a larger write fail (EFBIG).
+//
+//     set-loop FOLDER                     sets `a` to version 1, 2, ... forever (a 4 KB string each);
+//                                         prints "ready <n>" after the first (the crash test kills it)
 import Foundation
 import ModelPersistence
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,12 +31,9 @@ import Glibc
 ProbeErrors.install()
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-var gate: String?
-if arguments.count >= 2 && arguments[0] == "--start-after" {
-    gate = arguments[1]
-    arguments.removeFirst(2)
-}
-guard arguments.count >= 2 else { usage("usage: [--start-after GATE] COMMAND FOLDER ...") }
+let options = ProbeOptions.parse(&arguments)
+options.applyLimits()
+guard arguments.count >= 2 else { usage("usage: [--start-after GATE] [--file-size-limit BYTES] COMMAND FOLDER ...") }
 let command = arguments.removeFirst()
 let folder = URL(fileURLWithPath: arguments.removeFirst(), isDirectory: true)
 
@@ -41,7 +43,7 @@ let model = PersistenceLocation.$folder.withValue(folder) { () -> ProbeModel in
     _ = model.count
     return model
 }
-if let gate { waitForGate(gate) }
+options.waitForGate()
 
 var status: Int32 = 0
 switch command {
@@ -81,6 +83,19 @@ case "some-model-show", "some-model-set":
         guard arguments.isEmpty else { usage("some-model-show FOLDER") }
         say("string \(some.string)")
         say("bool \(some.bool)")
+    }
+case "set-loop":
+    guard arguments.isEmpty else { usage("set-loop FOLDER") }
+    var version = LoopValue.version(of: model.a) ?? 0
+    var announced = false
+    while true {
+        version += 1
+        model.a = LoopValue.text(version: version)
+        if let error = model.persistenceError { usage("set-loop: \(error)") }
+        if !announced {
+            say("ready \(version)")
+            announced = true
+        }
     }
 case "show":
     guard arguments.isEmpty else { usage("show FOLDER") }
