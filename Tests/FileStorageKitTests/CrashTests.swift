@@ -73,7 +73,7 @@ import Glibc
             #expect(entries.contains(".\(Self.fileName).lock"), "\(kill): the lock sidecar is gone")
         }
 
-        print("CrashTests: \(run); \(midWrite) kills landed mid-write (a temporary file left behind); last version \(lastSeen)")
+        print("\(run); \(midWrite) kills landed mid-write (a temporary file left behind); last version \(lastSeen)")
         #expect(lastSeen >= Self.trials, "every trial writes at least one version")
         // The next write succeeds beside the last leftover and removes it.
         try await PlistFileStorage().async.update(at: file, default: LoopVersion(version: 0)) { $0 = LoopVersion(version: $0.version + 1) }
