@@ -14,15 +14,17 @@ extension Computed {
         return evaluationLock.withLock { _ in evaluateHoldingLock(on: thread, waited: true) }
     }
 
-    /// A read that closes `cycle`: reports it and returns the node's last value, or stops the program
-    /// if it has none (there is no value to give).
+    /// A read that closes `cycle`: reports it and returns the node's last value. A rule that reads
+    /// its own node before the node ever had a value is a programming error with no value to give
+    /// (not bad input): a precondition failure naming the cycle, in debug and release builds alike,
+    /// rather than a deadlock.
     @usableFromInline
     func readInCycle(_ cycle: GraphCycleError) -> Value {
         let last = lock.withLock { _ -> Value? in
             lastCycle = cycle
             return cached
         }
-        guard let last else { fatalError("StateGraph: \(cycle.describe(outcome: "has no value yet to give"))") }
+        guard let last else { preconditionFailure("StateGraph: \(cycle.describe(outcome: "has no value yet to give"))") }
         GraphCycleErrors.report(cycle)
         return last
     }
