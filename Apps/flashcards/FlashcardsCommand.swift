@@ -134,7 +134,7 @@ extension FlashcardsCommand {
                     } else {
                         print("wrong: \(card.back)")
                     }
-                    try library.cards.update(card)
+                    try library.cards.updateItem(card)
                 }
                 print("\(right) of \(asked) right")
             }

@@ -31,7 +31,7 @@ struct CollectionStoreStep: TourStep {
         try cards.updateItem(Card(id: 2, front: "gracias", back: "thanks"), at: 1)
         try cards.deleteItem(id: 3)
         loaded = try cards.loadItems()
-        context.say("update(_:at: 1) and deleteItem(id: 3): " + loaded.map { "\($0.front)→\($0.back)" }.joined(separator: ", "))
+        context.say("updateItem(_:at: 1) and deleteItem(id: 3): " + loaded.map { "\($0.front)→\($0.back)" }.joined(separator: ", "))
         try check(loaded.map(\.back) == ["hello", "thanks"], "update or delete went wrong: \(loaded)")
 
         // Another instance (another process would do the same) deletes the first card: index 0 now
@@ -43,7 +43,7 @@ struct CollectionStoreStep: TourStep {
             throw TourFailure("an update at a stale index went through")
         } catch let error as DataPersistenceError {
             guard case .indexConflict = error else { throw error }
-            context.say("another instance deleted card 1; update(_:at: 0) by the stale index: \(error)")
+            context.say("another instance deleted card 1; updateItem(_:at: 0) by the stale index: \(error)")
         }
 
         let before = try cards.loadItems().count

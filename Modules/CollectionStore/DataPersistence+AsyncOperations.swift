@@ -62,9 +62,9 @@ extension DataPersistence {
 }
 
 extension DataPersistence.AsyncOperations where T: Identifiable {
-    /// Replaces the item with `item.id`; see `update(_:)`.
+    /// Replaces the item with `item.id`; see `updateItem(_:)`.
     @discardableResult
-    public func update(_ item: T) async throws(DataPersistenceError) -> Bool {
+    public func updateItem(_ item: T) async throws(DataPersistenceError) -> Bool {
         try await persistence.perform(persistence.replacing(id: item))
     }
 

@@ -5,8 +5,10 @@ import Foundation
 /// about each failure of the tutorial's non-throwing operations.
 ///
 /// Called on the thread that made the change, outside the file lock. Every method has an empty
-/// default implementation, so the tutorial's delegate with only `didDeleteItem` conforms. Whole-array changes (`synchronize`, `removeAll`, `transaction`) and
-/// other processes' changes are not reported here; ``DataPersistence/changes()`` reports everything.
+/// default implementation, so the tutorial's delegate with only `didDeleteItem` conforms.
+/// Whole-array changes (`replaceAllItems`, `deleteAllItems`, their tutorial forms `synchronize` and
+/// `removeAll`, and `transaction`) and other processes' changes are not reported here;
+/// ``DataPersistence/changes()`` reports everything.
 public protocol DataPersistenceDelegate: AnyObject {
     /// `item` was created, or an item was updated to `item`.
     func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T)
@@ -30,7 +32,8 @@ public enum DataPersistenceChange<T> {
     case updated(old: T, new: T, index: Int)
     /// The item at `index` was removed.
     case deleted(T, index: Int)
-    /// The whole array changed at once: `synchronize`, `removeAll` or a `transaction`.
+    /// The whole array changed at once: `replaceAllItems` (`synchronize`), `deleteAllItems`
+    /// (`removeAll`) or a `transaction`.
     case replaced(old: [T], new: [T])
     /// Another process or instance changed the file; these are its items now.
     case externalChange([T])

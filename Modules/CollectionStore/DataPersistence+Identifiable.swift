@@ -11,10 +11,22 @@ extension DataPersistence where T: Identifiable {
     /// Unlike an index, an id cannot point at the wrong item, so another process's changes never
     /// conflict with this.
     ///
+    /// ```swift
+    /// card.reviews += 1
+    /// try cards.updateItem(card)
+    /// ```
+    ///
     /// - Returns: `false` (and writes nothing) when no item has that id.
     @discardableResult
-    public func update(_ item: T) throws(DataPersistenceError) -> Bool {
+    public func updateItem(_ item: T) throws(DataPersistenceError) -> Bool {
         try perform(replacing(id: item))
+    }
+
+    /// The name `updateItem(_:)` had before the tutorial's non-throwing `update` forms came back.
+    @available(*, deprecated, renamed: "updateItem(_:)")
+    @discardableResult
+    public func update(_ item: T) throws(DataPersistenceError) -> Bool {
+        try updateItem(item)
     }
 
     /// Removes the item with `id` from the newest file and returns it; `nil` (and no write) when none has it.

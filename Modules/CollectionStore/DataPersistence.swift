@@ -28,7 +28,7 @@ import PlistCodec
 /// ## Indexes
 /// An index means a position in the items as this instance last saw them: the array `loadItems()`
 /// returned, or the result of this instance's last mutation. If another process changed the file
-/// since and the item at that index is no longer the one the caller saw, `update(_:at:)` and
+/// since and the item at that index is no longer the one the caller saw, `updateItem(_:at:)` and
 /// `deleteItem(at:)` throw ``DataPersistenceError/indexConflict(index:path:)`` instead of touching
 /// the wrong item.
 ///
@@ -37,7 +37,7 @@ import PlistCodec
 /// instance or process, take turns on the file lock. The lock is not re-entrant: do not call the
 /// instance from inside a ``transaction(_:)`` body. Each write rewrites the whole file (one array
 /// is the format); use ``transaction(_:)`` to share one write between many changes.
-public final class DataPersistence<T: Codable & Equatable> {
+public final class DataPersistence<T: Writeable> {
     /// The file name given at creation.
     public let filename: String
     /// The folder given at creation.
@@ -102,7 +102,7 @@ public final class DataPersistence<T: Codable & Equatable> {
 
     /// All items in the file, in order; an empty array when the file does not exist yet.
     ///
-    /// Indexes passed to `update(_:at:)` and `deleteItem(at:)` refer to the array returned here.
+    /// Indexes passed to `updateItem(_:at:)` and `deleteItem(at:)` refer to the array returned here.
     /// A file another process changed is read afresh; an unchanged one is not decoded again.
     ///
     /// - Throws: ``DataPersistenceError/propertyListDecodingError(_:)`` for a file that is not an

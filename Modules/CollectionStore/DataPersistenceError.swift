@@ -39,8 +39,9 @@ public enum DataPersistenceError: Error, CustomStringConvertible {
     /// The item at `index` is no longer the one the caller loaded: another process or instance
     /// changed the file since. Nothing was changed; call `loadItems()` and try again.
     case indexConflict(index: Int, path: String)
-    /// `synchronize(_:)` was refused because the file changed since this instance last loaded it;
-    /// replacing the array would drop those changes. Call `loadItems()` and try again.
+    /// `replaceAllItems(with:)` (or the tutorial's `synchronize(_:)`) was refused because the file
+    /// changed since this instance last loaded it; replacing the array would drop those changes.
+    /// Call `loadItems()` and try again.
     case outOfDate(path: String)
 
     public var description: String {
@@ -58,7 +59,7 @@ public enum DataPersistenceError: Error, CustomStringConvertible {
         case .indexConflict(let index, let path):
             return "\(path): the item at index \(index) changed since it was loaded; nothing was changed, reload and retry"
         case .outOfDate(let path):
-            return "\(path): the file changed since it was loaded; synchronize would drop those changes, reload and retry"
+            return "\(path): the file changed since it was loaded; replacing all items would drop those changes, reload and retry"
         }
     }
 }

@@ -1,15 +1,19 @@
 // collection-probe: a child process for CollectionStore's contention, crash and fault tests.
 //
-// Each command works on the file the test names (never on a folder from the environment), prints
-// one line of result on stdout and exits 0; `create-loop` never ends (the test kills it). A
-// `DataPersistenceError` prints `error: <description>` on stderr and exits 1.
+// Each command but `tutorial-decks` works on the file the test names (never on a folder from the
+// environment), prints its result on stdout and exits 0; `create-loop` never ends (the test kills
+// it). A `DataPersistenceError` prints `error: <description>` on stderr and exits 1.
 //
 //     create FILE PROCESS N        N × createItem(CollectionProbeItem(process: PROCESS, sequence: 1...N))
 //     create-loop FILE PROCESS     createItem forever, continuing after the highest sequence of PROCESS
 //                                  in the file; prints "ready <sequence>" after the first
 //     create-one FILE PROCESS SEQ  one createItem
 //     create-large FILE BYTES      one createItem with a note of about BYTES characters
-//     tutorial-update FILE         the tutorial's non-throwing update(_:at: 0); prints "returned <Bool>"
+//     tutorial-failures FILE       the tutorial's five non-throwing calls on FILE, with no onError set;
+//                                  prints what each returned (TutorialCommands.swift)
+//     tutorial-decks [NAME...]     the tutorial's DataPersistence(filename: "fileName.plist") in the
+//                                  documents folder of this process's HOME: prints its path and items,
+//                                  then appends a deck per NAME (TutorialCommands.swift)
 //
 // `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
 // holds the work until the file GATE exists, so a batch of probes contends for real instead of
@@ -31,6 +35,15 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let options = ProbeOptions.parse(&arguments)
 options.applyLimits()
 options.waitForGate()
+if arguments.first == "tutorial-decks" {
+    do {
+        try tutorialDecks(Array(arguments.dropFirst()))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 2 else { usage("create|create-loop|create-one FILE ...") }
 let command = arguments[0]
 let file = URL(fileURLWithPath: arguments[1])
@@ -63,11 +76,9 @@ do {
         guard arguments.count == 3, let bytes = Int(arguments[2]) else { usage("create-large FILE BYTES") }
         try store.createItem(CollectionProbeItem(process: 9, sequence: 1, noteLength: bytes))
         print("created 1")
-    case "tutorial-update":
-        // The tutorial's non-throwing update(_:at:) with no onError set: a failure is one line on stderr.
-        guard arguments.count == 2 else { usage("tutorial-update FILE") }
-        let updated = store.update(CollectionProbeItem(process: 0, sequence: 0), at: 0)
-        print("returned \(updated)")
+    case "tutorial-failures":
+        guard arguments.count == 2 else { usage("tutorial-failures FILE") }
+        tutorialFailures(store)
     case "create-one":
         guard arguments.count == 4, let process = Int(arguments[2]), let sequence = Int(arguments[3]) else {
             usage("create-one FILE PROCESS SEQ")

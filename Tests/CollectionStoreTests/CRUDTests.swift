@@ -52,8 +52,8 @@ import TestSupport
         let temp = try TemporaryFolder(prefix: "collection-crud")
         let notes = store(Note.self, in: temp)
         for id in 1...3 { try notes.createItem(Note(id: id, title: "n\(id)")) }
-        #expect(try notes.update(Note(id: 2, title: "two")))
-        #expect(try !notes.update(Note(id: 9, title: "nine")))
+        #expect(try notes.updateItem(Note(id: 2, title: "two")))
+        #expect(try !notes.updateItem(Note(id: 9, title: "nine")))
         #expect(try notes.item(id: 2)?.title == "two")
         #expect(try notes.deleteItem(id: 1)?.title == "n1")
         #expect(try notes.deleteItem(id: 1) == nil)
@@ -145,7 +145,7 @@ import TestSupport
         let delegate = RecordingDelegate()
         notes.delegate = delegate
         try notes.createItem(Note(id: 1, title: "a"))
-        try notes.update(Note(id: 1, title: "b"))
+        try notes.updateItem(Note(id: 1, title: "b"))
         try notes.deleteItem(id: 1)
         #expect(delegate.events == [
             "saved \(Note(id: 1, title: "a"))", "saved \(Note(id: 1, title: "b"))", "deleted \(Note(id: 1, title: "b"))",

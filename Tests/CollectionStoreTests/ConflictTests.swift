@@ -101,7 +101,7 @@ import TestSupport
         }
         #expect(try Data(contentsOf: stores[0].url) == foundationBytes(stores[1].loadItems()))
         #expect(try await stores[1].async.deleteItem(id: 0)?.id == 0)
-        #expect(try await stores[0].async.update(Note(id: 1, title: "changed")))
+        #expect(try await stores[0].async.updateItem(Note(id: 1, title: "changed")))
         var refused: DataPersistenceError?
         do {
             try await stores[0].async.updateItem(Note(id: 2, title: "x"), at: 99)

@@ -75,7 +75,7 @@ import TestSupport
         var reviewed = all[2]
         reviewed.reviews += 1
         reviewed.lastCorrect = true
-        try cards.update(reviewed)
+        try cards.updateItem(reviewed)
         try check("cards.plist", [all[0], all[1], reviewed, all[3]], file: cards.url)
     }
 
