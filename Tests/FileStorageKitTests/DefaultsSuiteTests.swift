@@ -223,8 +223,8 @@ private final class KeyLog: Sendable {
             for await key in stream { log.append(key) }
         }
         defer { reader.cancel() }
-        try await observed.set(1, forKey: "mine")
-        try await other.set(2, forKey: "theirs")
+        try await observed.async.set(1, forKey: "mine")
+        try await other.async.set(2, forKey: "theirs")
         // The suite's watcher is a task on the cooperative pool (two threads here), which the
         // synchronous tests running in parallel can hold for many seconds: a CI run once took over
         // 10 s to get to it. The wait ends as soon as the keys arrive, so the deadline is generous.
@@ -235,8 +235,8 @@ private final class KeyLog: Sendable {
         #expect(log.all.contains("mine"))
         #expect(log.all.contains("theirs"))
         // Setting the same value again changes nothing on disk and is not reported; a later key is.
-        try await observed.set(1, forKey: "mine")
-        try await observed.set(3, forKey: "marker")
+        try await observed.async.set(1, forKey: "mine")
+        try await observed.async.set(3, forKey: "marker")
         let markerDeadline = ContinuousClock.now + .seconds(60)
         while !log.all.contains("marker") && ContinuousClock.now < markerDeadline {
             try await Task.sleep(for: .milliseconds(5))
