@@ -1,11 +1,11 @@
 @_exported import Observation
 
-/// Makes a `final class` persist its stored `var`s in `<Name>.storage.plist`, read and written through
-/// the properties' ordinary getters and setters, and makes it `Observable`.
+/// Makes a class persist its stored `var`s in `<Name>.storage.plist`, read and written through the
+/// properties' ordinary getters and setters, and makes it `Observable`.
 ///
 /// ```swift
 /// @PersistedModel
-/// final class Settings {
+/// class Settings {
 ///     var userName: String = ""
 ///     var launches: Int = 0
 ///     @PersistedIgnored var scratch: Int = 0
@@ -17,8 +17,13 @@
 ///
 /// The file is `Settings.storage.plist` in the application-support folder (see `PersistenceLocation`);
 /// `@StorageName static let storageName = "Custom"` names it differently.
-@attached(member, names: named(_$persistence), named(_$observationRegistrar), named(access), named(withMutation),
-          named(_$persistedDocumentName), named(_$persistedFields), named(_PersistedRoot))
+///
+/// The class may be `final` or not. A subclass inherits the persistence of its superclass: the same
+/// file, the inherited properties and the whole API; its own stored properties are not persisted, and
+/// `@PersistedModel` on the subclass is an error.
+@attached(member, conformances: PersistedModel, Observable,
+          names: named(_$persistence), named(_$observationRegistrar), named(access), named(withMutation),
+          named(_$persistedDocumentName), named(_$persistedFields), named(_PersistedRoot), named(_$persistedRoot))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistedModel, Observable)
 public macro PersistedModel() = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedModelMacro")

@@ -29,10 +29,6 @@ extension PersistedModel {
         }
     }
 
-}
-
-// The instance API, for the class `@PersistedModel` was attached to (not for its subclasses).
-extension PersistedModel where _PersistedRoot == Self {
     // MARK: Changing the instance
 
     /// Reads the newest file, runs `body`, and writes what it set, all under the exclusive lock, so no
@@ -51,7 +47,7 @@ extension PersistedModel where _PersistedRoot == Self {
     ///   `PersistenceError` when the lock was not acquired (30 s) or the file could not be read or written.
     @discardableResult
     public func update<R>(_ body: (Self) throws -> R) throws -> R {
-        try _$persistence.update(self, body)
+        try _$persistence.update(_$persistedRoot) { _ in try body(self) }
     }
 
     /// The same as `update(_:)`, for async code: while it waits for another writer's lock it pauses with
@@ -60,7 +56,7 @@ extension PersistedModel where _PersistedRoot == Self {
     @discardableResult
     public func update<R>(isolation: isolated (any Actor)? = #isolation,
                           _ body: (Self) throws -> R) async throws -> R {
-        try await _$persistence.update(self, isolation: isolation, body)
+        try await _$persistence.update(_$persistedRoot, isolation: isolation) { _ in try body(self) }
     }
 
     /// Runs `body` and writes every property it set in one write at the end (nested batches write
@@ -76,9 +72,10 @@ extension PersistedModel where _PersistedRoot == Self {
     /// lock: another process can write between the batch's reads and its write (use `update` for
     /// that). A failed final write is reported through `PersistenceErrors`, like a failed set.
     public func withBatch<R>(_ body: (Self) throws -> R) rethrows -> R {
-        _$persistence.willRead(self)
+        let root = _$persistedRoot
+        _$persistence.willRead(root)
         _$persistence.beginDeferring()
-        defer { _$persistence.endDeferring(self) }
+        defer { _$persistence.endDeferring(root) }
         return try body(self)
     }
 
@@ -86,7 +83,7 @@ extension PersistedModel where _PersistedRoot == Self {
     ///
     /// - Throws: `PersistenceError` when the write failed (the values stay pending).
     public func flush() throws(PersistenceError) {
-        try _$persistence.flush(self)
+        try _$persistence.flush(_$persistedRoot)
     }
 
     /// The last error reported for this instance (also sent to `PersistenceErrors`), if any.

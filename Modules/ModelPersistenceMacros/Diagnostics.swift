@@ -5,6 +5,7 @@ import SwiftSyntax
 enum PersistedModelDiagnostic: String, DiagnosticMessage {
     case notAClass
     case structNotClass
+    case subclassOfPersistedModel
     case observableToo
     case letProperty
     case storageNameNotLiteral
@@ -16,6 +17,7 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
         switch self {
         case .notAClass: return "@PersistedModel can only be applied to a class"
         case .structNotClass: return "@PersistedModel can only be applied to a class, not a struct: a model is shared by reference and saved when its properties are set"
+        case .subclassOfPersistedModel: return "@PersistedModel cannot be applied to a subclass of a persisted model: the subclass already keeps the properties it inherits in its superclass's file, and its own stored properties would not be persisted; remove @PersistedModel, or declare the properties in the persisted class"
         case .observableToo: return "@PersistedModel already makes the class Observable; remove @Observable"
         case .letProperty: return "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored"
         case .storageNameNotLiteral: return "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\""

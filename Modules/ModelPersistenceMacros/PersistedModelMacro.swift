@@ -12,6 +12,12 @@ extension PersistedModelMacro: MemberMacro {
                                  conformingTo protocols: [TypeSyntax],
                                  in context: some MacroExpansionContext) throws -> [DeclSyntax] {
         guard let classDecl = validatedClass(declaration, node: node, in: context) else { return [] }
+        if inheritsPersistedModel(classDecl, missingConformances: protocols) {
+            let fixIt = FixIt(message: PersistedModelFixIt(message: "remove @PersistedModel"),
+                              changes: [.replace(oldNode: Syntax(node), newNode: Syntax(AttributeSyntax(stringLiteral: "")))])
+            context.diagnose(Diagnostic(node: node, message: PersistedModelDiagnostic.subclassOfPersistedModel, fixIts: [fixIt]))
+            return []
+        }
         let typeName = classDecl.name.trimmed.text
         let members = classDecl.memberBlock.members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
 
@@ -42,6 +48,7 @@ extension PersistedModelMacro: MemberMacro {
 
         return [
             "public typealias _PersistedRoot = \(raw: typeName)",
+            "public nonisolated final var _$persistedRoot: \(raw: typeName) { self }",
             "public static let _$persistedDocumentName: String = \"\(raw: escapedName)\"",
             "public static var _$persistedFields: [ModelPersistence.PersistedField<\(raw: typeName)>] { \(raw: fieldList) }",
             "public let _$persistence = ModelPersistence.PersistenceContext<\(raw: typeName)>()",
@@ -57,6 +64,18 @@ extension PersistedModelMacro: MemberMacro {
             }
             """,
         ]
+    }
+
+    /// Whether the class inherits its `PersistedModel` conformance from a persisted superclass.
+    ///
+    /// The macro sees syntax only, so it cannot tell a superclass from a protocol in `class C: B`. The
+    /// compiler tells it which of the macro's conformances the class does not have yet: `PersistedModel`
+    /// is missing from them unless a superclass already brings it (or the class names it itself).
+    static func inheritsPersistedModel(_ classDecl: ClassDeclSyntax, missingConformances protocols: [TypeSyntax]) -> Bool {
+        guard let inherited = classDecl.inheritanceClause?.inheritedTypes, !inherited.isEmpty else { return false }
+        func isPersistedModel(_ name: String) -> Bool { name.split(separator: ".").last == "PersistedModel" }
+        if protocols.contains(where: { isPersistedModel($0.trimmedDescription) }) { return false }
+        return !inherited.contains { isPersistedModel($0.type.trimmedDescription) }
     }
 
     /// The class, if the declaration is a class without `@Observable`; diagnoses it otherwise.

@@ -14,11 +14,20 @@ let persistenceMacros: [String: MacroSpec] = [
     "PreviousKeys": MacroSpec(type: MarkerMacro.self),
 ]
 
+/// The same macros where the class already conforms to `PersistedModel` and `Observable`, as a subclass
+/// of a persisted model does: the compiler then passes no missing conformances.
+let inheritedConformances: [String: MacroSpec] = persistenceMacros.merging(
+    ["PersistedModel": MacroSpec(type: PersistedModelMacro.self, conformances: [])]) { $1 }
+
 /// `assertMacroExpansion` reporting through Swift Testing.
+///
+/// `macroSpecs` says which conformances the compiler reports as missing: a subclass of a persisted model
+/// already has both, so its test passes `inheritedConformances`.
 func expectExpansion(_ source: String, expandedSource: String, diagnostics: [DiagnosticSpec] = [],
-                     fixedSource: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+                     fixedSource: String? = nil, macroSpecs: [String: MacroSpec] = persistenceMacros,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
     assertMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics,
-                         macroSpecs: persistenceMacros, applyFixIts: nil,
+                         macroSpecs: macroSpecs, applyFixIts: nil,
                          fixedSource: fixedSource, indentationWidth: .spaces(4),
                          failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) })
 }
@@ -29,6 +38,10 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
     let fieldsBody = "\n        \(fieldList)\n    "
     return """
         public typealias _PersistedRoot = \(type)
+
+        public nonisolated final var _$persistedRoot: \(type) {
+            self
+        }
 
         public static let _$persistedDocumentName: String = "\(documentName ?? type)"
 
@@ -45,6 +58,28 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
         public nonisolated func withMutation<Member, T>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> T) rethrows -> T {
             try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
         }
+    """
+}
+
+/// The accessors `@_PersistedProperty` gives the property `name`, indented for a member of a class.
+func accessors(_ name: String) -> String {
+    """
+            @storageRestrictions(initializes: _\(name))
+            init(initialValue) {
+                _\(name) = initialValue
+            }
+            get {
+                _$persistence.willRead(self)
+                access(keyPath: \\.\(name))
+                return _\(name)
+            }
+            set {
+                _$persistence.willRead(self)
+                withMutation(keyPath: \\.\(name)) {
+                    _\(name) = newValue
+                }
+                _$persistence.didWrite(self, key: "\(name)")
+            }
     """
 }
 

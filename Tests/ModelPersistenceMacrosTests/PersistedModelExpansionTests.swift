@@ -2,8 +2,9 @@ import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
 @Suite struct PersistedModelExpansionTests {
-    /// DocumentData's example: two persisted properties and an ignored one.
-    @Test func someModel() {
+    /// DocumentData's example made `final`, as every model had to be before: two persisted properties
+    /// and an ignored one. A final class expands as before, plus `_PersistedRoot` and `_$persistedRoot`.
+    @Test func finalSomeModel() {
         expectExpansion(
             """
             @PersistedModel
@@ -58,6 +59,10 @@ import Testing
                 var bool2: Bool
 
                 public typealias _PersistedRoot = SomeModel
+
+                public nonisolated final var _$persistedRoot: SomeModel {
+                    self
+                }
 
                 public static let _$persistedDocumentName: String = "SomeModel"
 
@@ -171,6 +176,109 @@ import Testing
 
             \(conformances("Settings"))
             """)
+    }
+
+    /// DocumentData's example exactly as its article prints it: a class that is not `final`, and
+    /// `@PersistedIgnore` (its spelling of `@PersistedIgnored`) on a line of its own. No diagnostics.
+    @Test func originalSomeModelIsANonFinalClass() {
+        expectExpansion(
+            """
+            @PersistedModel
+            class SomeModel {
+                var string: String
+                var bool: Bool
+                @PersistedIgnore
+                var bool2: Bool
+
+                init(string: String, bool: Bool, bool2: Bool) {
+                    self.string = string
+                    self.bool = bool
+                    self.bool2 = bool2
+                }
+            }
+            """,
+            expandedSource: """
+            class SomeModel {
+                var string: String {
+            \(accessors("string"))
+                }
+
+                @ModelPersistence.PersistedIgnored private var _string: String
+                var bool: Bool {
+            \(accessors("bool"))
+                }
+
+                @ModelPersistence.PersistedIgnored private var _bool: Bool
+                var bool2: Bool
+
+                init(string: String, bool: Bool, bool2: Bool) {
+                    self.string = string
+                    self.bool = bool
+                    self.bool2 = bool2
+                }
+
+            \(plumbing("SomeModel", fields: [
+                #"ModelPersistence.PersistedField(key: "string", previousKeys: [], storage: \SomeModel._string, observed: \SomeModel.string)"#,
+                #"ModelPersistence.PersistedField(key: "bool", previousKeys: [], storage: \SomeModel._bool, observed: \SomeModel.bool)"#,
+            ]))
+            }
+
+            \(conformances("SomeModel"))
+            """)
+    }
+
+    /// A class whose superclass is not a persisted model (the compiler reports both conformances as
+    /// missing) is a model of its own: its properties are persisted.
+    @Test func subclassOfAPlainClassIsAModel() {
+        expectExpansion(
+            """
+            @PersistedModel
+            class Settings: Base {
+                var volume: Int = 5
+            }
+            """,
+            expandedSource: """
+            class Settings: Base {
+                var volume: Int {
+            \(accessors("volume"))
+                }
+
+                @ModelPersistence.PersistedIgnored private var _volume: Int = 5
+
+            \(plumbing("Settings", fields: [
+                #"ModelPersistence.PersistedField(key: "volume", previousKeys: [], storage: \Settings._volume, observed: \Settings.volume)"#,
+            ]))
+            }
+
+            \(conformances("Settings"))
+            """)
+    }
+
+    /// On a subclass of a persisted model the compiler reports `PersistedModel` as already there: an
+    /// error, and none of the members that would clash with the inherited ones. (The member-attribute
+    /// role is not told about conformances, so a persistable property is still marked, and the compiler
+    /// follows this error with its own about that property's accessors.)
+    @Test func subclassOfPersistedModelIsDiagnosedWithFixIt() {
+        expectExpansion(
+            """
+            @PersistedModel
+            class Child: SomeModel {
+                @PersistedIgnored var extra: Int = 0
+            }
+            """,
+            expandedSource: """
+            class Child: SomeModel {
+                var extra: Int = 0
+            }
+            """,
+            diagnostics: [DiagnosticSpec(message: "@PersistedModel cannot be applied to a subclass of a persisted model: the subclass already keeps the properties it inherits in its superclass's file, and its own stored properties would not be persisted; remove @PersistedModel, or declare the properties in the persisted class", line: 1, column: 1, fixIts: [FixItSpec(message: "remove @PersistedModel")])],
+            fixedSource: """
+
+            class Child: SomeModel {
+                @PersistedIgnored var extra: Int = 0
+            }
+            """,
+            macroSpecs: inheritedConformances)
     }
 
     @Test func observableTooIsAnError() {

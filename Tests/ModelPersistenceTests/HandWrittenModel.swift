@@ -4,19 +4,7 @@ import Foundation
 // The runtime tests' models. (They were first written out by hand in the macro's expansion, so the
 // runtime could be tested before the macros existed; the expansion tests now pin that shape.)
 
-/// DocumentData's example.
-@PersistedModel
-final class SomeModel {
-    var string: String
-    var bool: Bool
-    @PersistedIgnored var bool2: Bool
-
-    init(string: String, bool: Bool, bool2: Bool) {
-        self.string = string
-        self.bool = bool
-        self.bool2 = bool2
-    }
-}
+// DocumentData's example, `SomeModel`, is in OriginalExamplesTests.swift, as the original wrote it.
 
 /// The same two properties, written as XML.
 @PersistedModel

@@ -4,8 +4,8 @@ import TestSupport
 import Synchronization
 import Testing
 
-/// DocumentData's example itself is `SomeModel` (HandWrittenModel.swift); this is its XML twin, which
-/// also uses the `@PersistedIgnore` spelling and `@StorageName`.
+/// DocumentData's example itself is `SomeModel` (OriginalExamplesTests.swift, a plain class); this is its
+/// XML twin, a `final` class with `@StorageName`.
 enum Golden {
     /// The same model, written as XML.
     @PersistedModel
@@ -71,7 +71,7 @@ private struct SomeModelShape: Codable {
 
     @Test func existingFileWinsOverInitAndIgnoredPropertiesStayInMemory() throws {
         let temp = try TemporaryFolder()
-        try PersistenceLocation.$folder.withValue(temp.url) {
+        PersistenceLocation.$folder.withValue(temp.url) {
             let first = SomeModel(string: "hello", bool: false, bool2: true)
             first.string = "changed"
             first.bool2 = false
@@ -84,7 +84,7 @@ private struct SomeModelShape: Codable {
 
     @Test func observationFiresOnSet() throws {
         let temp = try TemporaryFolder()
-        try PersistenceLocation.$folder.withValue(temp.url) {
+        PersistenceLocation.$folder.withValue(temp.url) {
             let model = SomeModel(string: "a", bool: false, bool2: false)
             let fired = Atomic<Bool>(false)
             withObservationTracking { _ = model.string } onChange: { fired.store(true, ordering: .relaxed) }

@@ -9,8 +9,8 @@
 //     set-a FOLDER VALUE                  `a = VALUE` (one durable set); prints "ok"
 //     set-b FOLDER VALUE                  `b = VALUE`; prints "ok"
 //     show FOLDER                         prints "count N", "a VALUE", "b VALUE"
-//     some-model-show FOLDER              DocumentData's SomeModel: prints "string VALUE", "bool VALUE"
-//     some-model-set FOLDER STRING BOOL   sets SomeModel's string and bool; prints "ok"
+//     some-model-show FOLDER              DocumentData's SomeModel instead (DocumentDataModel.swift):
+//     some-model-set FOLDER STRING BOOL   prints its values, or sets two of them; FOLDER `-` is the default
 //     wait-for FOLDER FIELD VALUE SECONDS prints "ready FIELD=<value>" after its first read, then polls
 //                                         the getter until FIELD reads VALUE: prints
 //                                         "seen FIELD=VALUE after <ms> ms", or exits 3 at the timeout
@@ -35,7 +35,12 @@ let options = ProbeOptions.parse(&arguments)
 options.applyLimits()
 guard arguments.count >= 2 else { usage("usage: [--start-after GATE] [--file-size-limit BYTES] COMMAND FOLDER ...") }
 let command = arguments.removeFirst()
-let folder = URL(fileURLWithPath: arguments.removeFirst(), isDirectory: true)
+let folderArgument = arguments.removeFirst()
+if command.hasPrefix("some-model-") {
+    options.waitForGate()
+    exit(runSomeModelCommand(command, folder: folderArgument, arguments))
+}
+let folder = URL(fileURLWithPath: folderArgument, isDirectory: true)
 
 /// The instance, its folder resolved on first use inside the binding (and kept after it).
 let model = PersistenceLocation.$folder.withValue(folder) { () -> ProbeModel in
@@ -66,24 +71,6 @@ case "set-a", "set-b":
     guard arguments.count == 1 else { usage("\(command) FOLDER VALUE") }
     if command == "set-a" { model.a = arguments[0] } else { model.b = arguments[0] }
     say("ok")
-case "some-model-show", "some-model-set":
-    // DocumentData's SomeModel: its initializer's values are the defaults the file overrides.
-    // The first read resolves the folder, so it happens inside the binding.
-    let some = PersistenceLocation.$folder.withValue(folder) { () -> SomeModel in
-        let some = SomeModel(string: "", bool: false, bool2: false)
-        _ = some.string
-        return some
-    }
-    if command == "some-model-set" {
-        guard arguments.count == 2, let flag = Bool(arguments[1]) else { usage("some-model-set FOLDER STRING BOOL") }
-        some.string = arguments[0]
-        some.bool = flag
-        say("ok")
-    } else {
-        guard arguments.isEmpty else { usage("some-model-show FOLDER") }
-        say("string \(some.string)")
-        say("bool \(some.bool)")
-    }
 case "set-loop":
     guard arguments.isEmpty else { usage("set-loop FOLDER") }
     var version = LoopValue.version(of: model.a) ?? 0
