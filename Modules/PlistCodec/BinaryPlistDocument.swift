@@ -30,8 +30,6 @@ struct BinaryPlistFile<Bytes: RandomAccessCollection> where Bytes.Element == UIn
     var objectsEnd: Int { offsetTableOffset }
 
     static var trailerSize: Int { 32 }
-    /// The smallest file that can hold a header, one object and a trailer.
-    static var minimumSize: Int { 8 + 1 + 1 + trailerSize }
 
     init(bytes: Bytes, strict: Bool = false) throws {
         self.bytes = bytes

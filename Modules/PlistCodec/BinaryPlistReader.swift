@@ -15,9 +15,26 @@ struct BinaryPlistReader {
     }
 
     func read() throws -> PlistValue {
-        let doc = try BinaryPlistDocument(data, strict: options.strict)
+        let doc: BinaryPlistDocument
+        do {
+            doc = try BinaryPlistDocument(data, strict: options.strict)
+        } catch let error as PlistError {
+            return try Self.textFallback(data, options: options, after: error)
+        }
         var state = State(doc: doc, maxDepth: options.maxDepth)
         return try state.value(doc.topObject, depth: 0, site: doc.bytes.count - 16).value
+    }
+
+    /// What Foundation does with a file that starts with `bplist` but whose header or trailer is not
+    /// a binary property list's: it reads the bytes as OpenStep text (`bplist00` alone is that string,
+    /// and `bplist00 = "...";` a strings file, however long). Returns the text's value when it parses
+    /// and `options` are not strict; otherwise throws `error`, the binary reader's account of what is
+    /// wrong.
+    static func textFallback(_ data: Data, options: PlistReadOptions, after error: PlistError) throws -> PlistValue {
+        guard !options.strict, let value = try? OpenStepPlistReader(data: data, options: options).read() else {
+            throw error
+        }
+        return value
     }
 
     private struct State {

@@ -21,12 +21,18 @@ public enum PlistStreaming {
     ///
     /// - Throws: The `PlistError` `PlistValue(parsing:options:)` would throw for the same bytes.
     public static func validate(_ data: Data, options: PlistReadOptions = PlistReadOptions()) throws {
-        guard PlistFormat.detect(data) == .binary, data.count >= BinaryPlistDocument.minimumSize || options.strict else {
+        guard PlistFormat.detect(data) == .binary else {
             _ = try PlistValue(parsing: data, options: options)
             return
         }
         try data.withUnsafeBytes { raw in
-            let doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
+            let doc: BinaryPlistFile<UnsafeRawBufferPointer>
+            do {
+                doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
+            } catch let error as PlistError {
+                _ = try BinaryPlistReader.textFallback(data, options: options, after: error)
+                return
+            }
             var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
             try validator.validate()
         }
@@ -36,7 +42,8 @@ public enum PlistStreaming {
     /// chunks of about `chunkSize` bytes.
     ///
     /// The file is validated completely before the first chunk is emitted, so a malformed file emits
-    /// nothing.
+    /// nothing. Bytes that start `bplist` without a binary trailer are OpenStep text to Foundation,
+    /// and unless `options.strict` their value's XML is emitted in one chunk, as the tree path writes it.
     ///
     /// - Parameters:
     ///   - data: A `bplist00` file.
@@ -51,13 +58,15 @@ public enum PlistStreaming {
         guard PlistFormat.detect(data) == .binary else {
             throw PlistError(.unknownFormat, "binary plist: missing 'bplist0' header", at: .byte(0))
         }
-        if PlistValue.readsShortBinaryAsText(data, options) {
-            // Too short to be binary: Foundation reads it as text, and so does the tree path.
-            try emit(PlistValue(parsing: data, options: options).serialized(as: .xml, mode: mode))
-            return
-        }
         try data.withUnsafeBytes { raw in
-            let doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
+            let doc: BinaryPlistFile<UnsafeRawBufferPointer>
+            do {
+                doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
+            } catch let error as PlistError {
+                // Not binary after all: Foundation reads such bytes as OpenStep text, as the tree path does.
+                try emit(BinaryPlistReader.textFallback(data, options: options, after: error).serialized(as: .xml, mode: mode))
+                return
+            }
             var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
             try validator.validate()
             try withoutActuallyEscaping(emit) { emit in

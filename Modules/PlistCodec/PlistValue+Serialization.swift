@@ -9,22 +9,10 @@ extension PlistValue {
     /// - Throws: `PlistError` saying what is wrong and where.
     public init(parsing data: Data, options: PlistReadOptions = PlistReadOptions()) throws {
         switch PlistFormat.detect(data) {
-        case .binary:
-            if Self.readsShortBinaryAsText(data, options), let text = try? OpenStepPlistReader(data: data, options: options).read() {
-                self = text
-            } else {
-                self = try BinaryPlistReader(data: data, options: options).read()
-            }
+        case .binary: self = try BinaryPlistReader(data: data, options: options).read()
         case .xml: self = try XMLPlistReader(data: data, options: options).read()
         case .openStep: self = try OpenStepPlistReader(data: data, options: options).read()
         }
-    }
-
-    /// Whether `data`, which starts `bplist`, is too short for a binary file and so is tried as
-    /// text, as Foundation tries it (`bplist00` alone is the OpenStep string "bplist00"); when it is
-    /// not text either, it is a `.truncated` binary file. Strict reading never tries text.
-    static func readsShortBinaryAsText(_ data: Data, _ options: PlistReadOptions) -> Bool {
-        !options.strict && data.count < BinaryPlistDocument.minimumSize
     }
 
     /// Writes this value as a property list.

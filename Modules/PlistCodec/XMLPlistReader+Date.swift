@@ -1,17 +1,22 @@
 import Foundation
 
-/// Parses `<date>` text exactly as `Foundation.PropertyListDecoder` (swift-foundation) does.
+/// Parses `<date>` text as Apple's readers do: `PropertyListDecoder` (swift-foundation) in
+/// `.foundation` mode, `PropertyListSerialization` (CoreFoundation) in `.coreFoundation` mode.
 ///
-/// The text is `YYYY-MM-DDTHH:MM:SSZ`, the year any number of digits (an optional leading `-` is
-/// read but, as in Foundation, ignored unless the year is past 506714), the other fields exactly two
-/// digits, no surrounding whitespace. Fields out of range (month 13, February 30, hour 24, second 60)
-/// carry over as in Foundation (`2020-13-01` is 2021-01-01), or are refused by strict reading.
-/// Every date this accepts gives Foundation's `Date`.
+/// The text is `YYYY-MM-DDTHH:MM:SSZ`: an optional leading `-`, a year of any number of digits, the
+/// other fields exactly two digits, no surrounding whitespace. Each mode is the exact inverse of
+/// the writer of the same mode (`XMLDateFormat`), and gives the reader's `Date` bit for bit:
 ///
-/// Foundation resolves the fields with its ISO 8601 calendar in UTC, which is the Gregorian calendar
-/// from 1582-10-15 and the Julian calendar before (its own writer makes the same choice, so dates
-/// round-trip). Years past 506714 fall back to a proleptic Gregorian computation, as Foundation's do.
-/// The arithmetic here reproduces both paths, so the same text gives the same `Date` bit for bit.
+/// - `.foundation` resolves the fields with an ISO 8601 calendar in UTC, which is the Gregorian
+///   calendar from 1582-10-15 and the Julian calendar before. The `-` is ignored unless the year is
+///   past 506714, where Foundation falls back to a proleptic Gregorian count in `Double`.
+/// - `.coreFoundation` counts days in the proleptic Gregorian calendar throughout (CoreFoundation's
+///   `CFGregorianDateGetAbsoluteTime`), and a `-` makes the year negative.
+///
+/// Unless `strict`, fields out of range are carried over as the reader carries them (month 13 is
+/// January of the next year, hour 24 the next day, February 30 early March). Strict parsing refuses
+/// them. CoreFoundation reads months past 13 from outside its month table, so they are refused in
+/// that mode, as are years past `Int32.max`, which CoreFoundation's parser overflows.
 enum XMLPlistDate {
     /// The Julian day number of 1582-10-15, the first Gregorian day.
     static let julianCutoverDay = 2_299_161
@@ -20,8 +25,36 @@ enum XMLPlistDate {
     /// The largest year Foundation's calendar accepts before it falls back.
     static let maxCalendarYear = 506_714
 
-    /// Seconds since 2001-01-01T00:00:00Z, or `nil` if the text is not a date.
-    static func parse(_ b: UnsafeBufferPointer<UInt8>, julianBeforeGregorian: Bool = true, strict: Bool = true) -> Double? {
+    /// The fields of a date as written; nothing is checked but the syntax.
+    struct Fields {
+        var negative: Bool
+        var year: Int
+        var month: Int
+        var day: Int
+        var hour: Int
+        var minute: Int
+        var second: Int
+    }
+
+    /// Seconds since 2001-01-01T00:00:00Z, or `nil` if the text is not a date the mode's reader reads.
+    static func parse(_ b: UnsafeBufferPointer<UInt8>, mode: PlistWriteMode, strict: Bool) -> Double? {
+        guard let f = scan(b) else { return nil }
+        switch mode {
+        case .foundation:
+            let year = f.negative && f.year > maxCalendarYear ? -f.year : f.year
+            if strict, !inRange(f, year: year, julianBefore1582: true) { return nil }
+            return foundationSeconds(f)
+        case .coreFoundation:
+            guard f.year <= Int(Int32.max) else { return nil }
+            if strict, !inRange(f, year: f.negative ? -f.year : f.year, julianBefore1582: false) { return nil }
+            guard (0...13).contains(f.month) else { return nil }
+            return coreFoundationSeconds(year: f.negative ? -f.year : f.year, month: f.month, day: f.day,
+                                         hour: f.hour, minute: f.minute, second: f.second)
+        }
+    }
+
+    /// Reads the fields of `YYYY-MM-DDTHH:MM:SSZ`.
+    static func scan(_ b: UnsafeBufferPointer<UInt8>) -> Fields? {
         var i = 0
         func digit(_ k: Int) -> Int? {
             guard k < b.count else { return nil }
@@ -56,43 +89,49 @@ enum XMLPlistDate {
               let second = twoDigits(then: "Z"),
               i == b.count
         else { return nil }
-
-        let inRange = (1...12).contains(month) && day >= 1 && day <= daysInMonth(month, year: year, julian: julianBeforeGregorian)
-            && hour < 24 && minute < 60 && second < 60
-        if !inRange {
-            // Foundation carries out-of-range fields over (month 13 is next January, February 30 is
-            // March 1 or 2); Apple's writers never produce them, so strict reading refuses them.
-            guard !strict, !negative, month >= 1, day >= 1, year <= maxCalendarYear else { return nil }
-            let carriedYear = year + (month - 1) / 12
-            let firstOfMonth = calendarSeconds(year: carriedYear, month: (month - 1) % 12 + 1, day: 1, hour: 0, minute: 0,
-                                               second: 0, julianBeforeGregorian: julianBeforeGregorian)
-            return firstOfMonth + Double((day - 1) * 86_400 + hour * 3_600 + minute * 60 + second)
-        }
-
-        if year <= maxCalendarYear {
-            return calendarSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-                                   julianBeforeGregorian: julianBeforeGregorian)
-        }
-        return fallbackSeconds(year: negative ? -year : year, month: month, day: day,
-                               hour: hour, minute: minute, second: second)
+        return Fields(negative: negative, year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
-    /// The length of `month` in `year`: Julian leap years before 1582, Gregorian ones after.
-    static func daysInMonth(_ month: Int, year: Int, julian: Bool = true) -> Int {
+    /// Whether every field is in range: a real day of a real month, a time before 24:00:00.
+    static func inRange(_ f: Fields, year: Int, julianBefore1582: Bool) -> Bool {
+        (1...12).contains(f.month) && f.day >= 1
+            && f.day <= daysInMonth(f.month, year: year, julianBefore1582: julianBefore1582)
+            && f.hour < 24 && f.minute < 60 && f.second < 60
+    }
+
+    /// The length of `month` in `year`: Gregorian leap years, or Julian ones before 1582 if asked.
+    static func daysInMonth(_ month: Int, year: Int, julianBefore1582: Bool) -> Int {
         switch month {
         case 2:
-            let leap = julian && year < 1582 ? year % 4 == 0 : (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            let leap = julianBefore1582 && year < 1582
+                ? year % 4 == 0
+                : (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
             return leap ? 29 : 28
         case 4, 6, 9, 11: return 30
         default: return 31
         }
     }
 
-    /// Foundation's Gregorian calendar with the 1582 Julian cutover, in UTC.
-    static func calendarSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
-                                julianBeforeGregorian: Bool = true) -> Double {
+    // MARK: PropertyListDecoder
+
+    /// `PropertyListDecoder`'s answer: its calendar up to year 506714, its fallback after.
+    static func foundationSeconds(_ f: Fields) -> Double? {
+        if f.year <= maxCalendarYear {
+            // The calendar carries months into years first; days and times then count on linearly.
+            let monthIndex = f.month - 1
+            let carry = monthIndex >= 0 ? monthIndex / 12 : (monthIndex - 11) / 12
+            return calendarSeconds(year: f.year + carry, month: monthIndex - 12 * carry + 1, day: f.day,
+                                   hour: f.hour, minute: f.minute, second: f.second)
+        }
+        return fallbackSeconds(year: f.negative ? -f.year : f.year, month: f.month, day: f.day,
+                               hour: f.hour, minute: f.minute, second: f.second)
+    }
+
+    /// Foundation's Gregorian calendar with the 1582 Julian cutover, in UTC. `month` is 1...12; the
+    /// other fields may be out of range and count on from the first of the month.
+    static func calendarSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Double {
         var jd = julianDayBeforeMonth(month: month, year: year, julian: false) + day
-        if julianBeforeGregorian && jd < julianCutoverDay {
+        if jd < julianCutoverDay {
             jd = julianDayBeforeMonth(month: month, year: year, julian: true) + day
         }
         // Every term is a whole number of seconds well inside 2^53, so this equals Foundation's
@@ -111,11 +150,21 @@ enum XMLPlistDate {
         return julian ? j : j - (3 * ((g + 184) / 100)) / 4 + 38
     }
 
-    /// Foundation's fallback for years its calendar does not take: a proleptic Gregorian count
-    /// carried out in `Double`, step by step as Foundation does it.
+    /// Foundation's fallback for years its calendar does not take: CoreFoundation's proleptic
+    /// Gregorian count, where a month outside the table (0, or past 13) counts as January.
     static func fallbackSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Double? {
+        coreFoundationSeconds(year: year, month: (0...13).contains(month) ? month : 1, day: day,
+                              hour: hour, minute: minute, second: second)
+    }
+
+    // MARK: PropertyListSerialization
+
+    /// CoreFoundation's count: whole 400-year cycles, then year by year from 2001, then the month
+    /// table (where month 0 counts as January and month 13 as the end of the year), in `Double`,
+    /// step by step as CoreFoundation does it, so huge years round as they do there.
+    static func coreFoundationSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Double? {
         let (relative, overflow) = year.subtractingReportingOverflow(2001)
-        guard !overflow else { return nil }
+        guard !overflow, let before = daysBeforeMonth(month, relativeYear: relative) else { return nil }
         let chunks = relative / 400
         var days = Double(chunks) * 146_097.0
         let remaining = relative - chunks * 400
@@ -124,14 +173,13 @@ enum XMLPlistDate {
         } else {
             for y in 0..<remaining { days += Double(daysInYear(y)) }
         }
-        if let before = daysBeforeMonth(month, relativeYear: relative) { days += Double(before) }
-        days += Double(day - 1)
+        days += Double(before + day - 1)
         var seconds = 86_400.0 * days
         seconds += Double(hour) * 3_600.0 + Double(minute) * 60.0 + Double(second)
         return seconds
     }
 
-    /// Leap years counted from 2001 (`relativeYear` 0 is 2001), as Foundation's fallback counts them.
+    /// Leap years counted from 2001 (`relativeYear` 0 is 2001), as CoreFoundation counts them.
     static func isLeap(relativeYear: Int) -> Bool {
         var y = (relativeYear + 1) % 400
         if y < 0 { y = -y }
@@ -140,10 +188,11 @@ enum XMLPlistDate {
 
     static func daysInYear(_ relativeYear: Int) -> Int { isLeap(relativeYear: relativeYear) ? 366 : 365 }
 
+    /// Days in the year before the first of `month`, from CoreFoundation's table (0...13).
     static func daysBeforeMonth(_ month: Int, relativeYear: Int) -> Int? {
         let leap = isLeap(relativeYear: relativeYear) ? 1 : 0
         switch month {
-        case 1: return 0
+        case 0, 1: return 0
         case 2: return 31
         case 3...13:
             let table = [59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365]

@@ -210,20 +210,7 @@ extension XMLPlistReader.Parser {
             }
 
             let (name, nameLength, selfClosing) = try readOpenTag()
-            if let frame = frames.last, frame.isDict {
-                let expectingKey = keys.count - frame.keyStart == values.count - frame.valueStart
-                if expectingKey {
-                    guard name == Tag.key else {
-                        throw error(.malformed,
-                                    "found <\(tagName(tagStart, nameLength))> in <dict> where a <key> was expected",
-                                    at: tagStart)
-                    }
-                    keys.append(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
-                    continue
-                } else if name == Tag.key {
-                    throw error(.malformed, "<key> follows <key> in <dict>: the first key has no value", at: tagStart)
-                }
-            }
+            if try readKey(name, nameLength, selfClosing: selfClosing, at: tagStart) { continue }
 
             let value: PlistValue
             switch name {
@@ -242,9 +229,7 @@ extension XMLPlistReader.Parser {
             case Tag.string:
                 value = .string(try readText(selfClosing: selfClosing, closing: Tag.string, "string", openedAt: tagStart))
             case Tag.key:
-                // Apple's parser reads a stray `<key>` as a string; its writers never produce one.
-                guard !options.strict else { throw error(.malformed, "<key> outside a <dict>", at: tagStart) }
-                value = .string(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
+                value = .string(try readStrayKey(selfClosing: selfClosing, at: tagStart))
             case Tag.integer:
                 value = .integer(try readInteger(selfClosing: selfClosing, openedAt: tagStart))
             case Tag.real:
@@ -296,5 +281,33 @@ extension XMLPlistReader.Parser {
         }
         return .dictionary(XMLPlistReader.makeDictionary(keys: keys[frame.keyStart...],
                                                           values: values[frame.valueStart...]))
+    }
+}
+
+extension XMLPlistReader.Parser {
+    /// Reads the `<key>` a dictionary expects next, if the innermost open container is a `<dict>`
+    /// waiting for one; returns whether it did. Any other element there is an error.
+    mutating func readKey(_ name: UInt64, _ nameLength: Int, selfClosing: Bool, at tagStart: Int) throws -> Bool {
+        guard let frame = frames.last, frame.isDict,
+              keys.count - frame.keyStart == values.count - frame.valueStart else { return false }
+        guard name == Tag.key else {
+            throw error(.malformed, "found <\(tagName(tagStart, nameLength))> in <dict> where a <key> was expected",
+                        at: tagStart)
+        }
+        keys.append(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
+        return true
+    }
+
+    /// A `<key>` where a value belongs (in an array, as a dictionary's value, or as the root):
+    /// Apple's parser reads it as a string, and so does this one unless strict. Apple's writers never
+    /// produce one.
+    mutating func readStrayKey(selfClosing: Bool, at tagStart: Int) throws -> String {
+        if options.strict {
+            if let frame = frames.last, frame.isDict {
+                throw error(.malformed, "<key> follows <key> in <dict>: the first key has no value", at: tagStart)
+            }
+            throw error(.malformed, "<key> outside a <dict>", at: tagStart)
+        }
+        return try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart)
     }
 }

@@ -98,13 +98,14 @@ extension XMLPlistReader.Parser {
         }
     }
 
-    /// Reads `<date>` as `PropertyListDecoder` does (see `XMLPlistDate`).
+    /// Reads `<date>` as the reader `options.dates` names does (see `XMLPlistDate`).
     mutating func readDate(selfClosing: Bool, openedAt: Int) throws -> Date {
         guard !selfClosing else { throw error(.invalidDate, "empty <date/>", at: openedAt) }
         let r = try readContent(closing: Tag.date, "date", openedAt: openedAt)
-        guard let seconds = XMLPlistDate.parse(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count),
-                                               julianBeforeGregorian: options.dates == .foundation, strict: options.strict) else {
-            throw error(.invalidDate, "<date> is not YYYY-MM-DDTHH:MM:SSZ", at: r.lowerBound)
+        let text = UnsafeBufferPointer(start: p + r.lowerBound, count: r.count)
+        guard let seconds = XMLPlistDate.parse(text, mode: options.dates, strict: options.strict) else {
+            let what = XMLPlistDate.scan(text) == nil ? "is not YYYY-MM-DDTHH:MM:SSZ" : "has a field out of range"
+            throw error(.invalidDate, "<date> \(what)", at: r.lowerBound)
         }
         return Date(timeIntervalSinceReferenceDate: seconds)
     }

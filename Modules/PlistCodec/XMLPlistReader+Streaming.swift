@@ -106,20 +106,7 @@ extension XMLPlistReader.Parser {
             }
 
             let (name, nameLength, selfClosing) = try readOpenTag()
-            if let frame = frames.last, frame.isDict {
-                let expectingKey = keys.count - frame.keyStart == values.count - frame.valueStart
-                if expectingKey {
-                    guard name == Tag.key else {
-                        throw error(.malformed,
-                                    "found <\(tagName(tagStart, nameLength))> in <dict> where a <key> was expected",
-                                    at: tagStart)
-                    }
-                    keys.append(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
-                    continue
-                } else if name == Tag.key {
-                    throw error(.malformed, "<key> follows <key> in <dict>: the first key has no value", at: tagStart)
-                }
-            }
+            if try readKey(name, nameLength, selfClosing: selfClosing, at: tagStart) { continue }
 
             let value: PlistValue
             switch name {
@@ -142,8 +129,7 @@ extension XMLPlistReader.Parser {
             case Tag.string:
                 value = .string(try readText(selfClosing: selfClosing, closing: Tag.string, "string", openedAt: tagStart))
             case Tag.key:
-                guard !options.strict else { throw error(.malformed, "<key> outside a <dict>", at: tagStart) }
-                value = .string(try readText(selfClosing: selfClosing, closing: Tag.key, "key", openedAt: tagStart))
+                value = .string(try readStrayKey(selfClosing: selfClosing, at: tagStart))
             case Tag.integer:
                 value = .integer(try readInteger(selfClosing: selfClosing, openedAt: tagStart))
             case Tag.real:

@@ -14,6 +14,12 @@
 ///    iteration order, which depends on the hash seed and the dictionary's history, so equal dictionaries
 ///    can give different bytes. We sort the keys, so equal dictionaries give equal bytes. XML sorts keys
 ///    in both, so there our bytes equal Foundation's.
+///
+/// And one place where `PlistEncoder` matches Foundation but a value tree cannot:
+///
+/// 4. **`"$null"` next to a `nil` (binary).** Foundation writes the `nil` marker and a real string
+///    `"$null"` as two objects; `PlistEncoder` does the same. Parsed into a `PlistValue`, both are
+///    `.string("$null")`, so writing the tree back shares them: one object fewer, same values.
 import Foundation
 import PlistCodec
 import Testing
@@ -131,5 +137,23 @@ struct DivergenceTests {
         for variant in variants.prefix(3) {
             #expect(try ours(variant, .xml) == (try foundationXML(variant)))
         }
+    }
+
+    /// 4. `[nil, "$null"]`: two objects from Foundation and from `PlistEncoder`; one after a value tree.
+    @Test func nullMarkerNextToTheStringNull() throws {
+        let value: [String?] = [nil, "$null", "x"]
+        let theirs = try foundationBinary(value)
+        let mine = try ours(value, .binary)
+        #expect(mine == theirs, "PlistEncoder writes Foundation's bytes")
+        #expect(try #require(BinaryTrailer(theirs)).objectCount == 4, "the array, the nil marker, \"$null\" and \"x\"")
+
+        let tree = try PlistValue(parsing: theirs)
+        #expect(tree == .array([.string("$null"), .string("$null"), .string("x")]))
+        let rewritten = try tree.serialized(as: .binary)
+        #expect(rewritten != theirs, "parse then write cannot tell the two objects apart")
+        #expect(try #require(BinaryTrailer(rewritten)).objectCount == 3)
+        #expect(try PlistValue(parsing: rewritten) == tree, "the values are the same")
+        #expect(try PropertyListDecoder().decode([String?].self, from: rewritten)
+            == (try PropertyListDecoder().decode([String?].self, from: theirs)))
     }
 }

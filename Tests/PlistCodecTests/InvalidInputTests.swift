@@ -40,19 +40,22 @@ struct InvalidInputTests {
         #expect(unknown.isEmpty, "kinds that are not PlistError.Kind names (or unsupportedValue): \(unknown)")
     }
 
-    @Test(arguments: files)
-    func parsingThrows(_ path: String) throws {
+    /// Refused whether or not the reader is strict: Foundation refuses these too (or, for a
+    /// dictionary key that is not a string, reads what a `PlistValue` cannot hold).
+    @Test(arguments: files, [false, true])
+    func parsingThrows(_ path: String, strict: Bool) throws {
         let data = try Fixtures.data(path)
         let expected = try #require(Self.expectedKinds[Self.name(path)], "\(path) is not in README.md")
-        let error = try #require(throws: PlistError.self) { try PlistValue(parsing: data) }
+        let error = try #require(throws: PlistError.self) { try PlistValue(parsing: data, options: PlistReadOptions(strict: strict)) }
         Self.check(error, expected: expected, input: data)
     }
 
-    @Test(arguments: files)
-    func decodingThrows(_ path: String) throws {
+    @Test(arguments: files, [false, true])
+    func decodingThrows(_ path: String, strict: Bool) throws {
         let data = try Fixtures.data(path)
         let expected = try #require(Self.expectedKinds[Self.name(path)], "\(path) is not in README.md")
         var decoder = PlistDecoder()
+        decoder.options.strict = strict
         decoder.userInfo[WalkBudget.key] = WalkBudget(limit: 100_000)
         // As `PropertyListDecoder` does: `DecodingError.dataCorrupted` with an empty coding path,
         // wrapping the `PlistError` that says what and where.

@@ -60,6 +60,20 @@ struct InProcessTests {
         #expect(PlistFormat.detect(result.output) == .binary)
     }
 
+    /// An `-xml` value is read in CoreFoundation's calendar, like the files: the date inserted is the
+    /// date written (`PropertyListDecoder`'s calendar would move year 1 by two days).
+    @Test func xmlValuesReadDatesAsTheFilesAre() throws {
+        let temp = try TemporaryFolder(prefix: "plist-xml-value")
+        let file = temp.file("d.plist")
+        try PlistValue.dictionary([:]).serialized(as: .xml, mode: .coreFoundation).write(to: file)
+        for text in ["0001-01-01T00:00:00Z", "1500-03-01T12:00:00Z", "1582-10-04T00:00:00Z"] {
+            let insert = run(["-replace", "d", "-xml", "<date>\(text)</date>", file.path])
+            #expect(insert.status == 0, "\(insert.errorText)")
+            let xml = run(["-extract", "d", "xml1", file.path])
+            #expect(xml.text.contains("<date>\(text)</date>"), "\(text): \(xml.text)")
+        }
+    }
+
     @Test func commandGrammar() throws {
         #expect(try PlistCommand(parsing: ["a.plist"]).operation == .lint)
         #expect(try PlistCommand(parsing: ["a.plist"]).files == ["a.plist"])

@@ -30,7 +30,8 @@ extension NewValue {
             guard let data = Data(base64Encoded: text) else { throw FileFailure("'\(text)' is not base64 data") }
             return .data(data)
         case .xml(let text):
-            do { return try PlistValue(parsing: Data(text.utf8)) } catch {
+            // Read as the files this tool reads: dates in CoreFoundation's calendar.
+            do { return try PlistValue(parsing: Data(text.utf8), options: PlistReadOptions(dates: .coreFoundation)) } catch {
                 throw FileFailure("the -xml value is not a property list: \(error)")
             }
         case .json(let text):
