@@ -16,6 +16,7 @@ import Darwin
 /// A writer holds a `flock` on its temporary file until the rename. Each successful write then
 /// removes the temporary files in its folder that nobody holds: those of writers killed mid-write
 /// (`TemporaryFiles`). No process ids are compared, so PID namespaces and reused ids cannot fool it.
+/// (In a folder of more than 256 entries each process looks at most once a second.)
 ///
 /// A target that is a symbolic link is written through only when the link points to a file in the
 /// same folder (the rename happens there, so the guarantee holds); any other link is refused with
@@ -52,7 +53,7 @@ public enum DurableFile {
         }
         committed = true
         try syncFolder(folder, url: url)
-        TemporaryFiles.removeAbandoned(in: folder)
+        TemporaryFiles.removeAbandonedAfterWrite(in: folder)
     }
 
     /// Creates `.<name>.tmp-<pid>-<random>` beside `target` and takes its `flock`, which the writer
