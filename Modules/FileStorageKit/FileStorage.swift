@@ -47,9 +47,15 @@ public protocol FileStorage {
 }
 
 extension FileStorage {
-    /// Reads with `data(for:)` (starting from `initial` when the file is `.notFound`), applies `body`
-    /// and writes with `write(_:to:)`: a default for types that implement only WooCommerce's three
-    /// methods. It takes no lock; `PlistFileStorage` replaces it with a locked read-modify-write.
+    /// Reads with `data(for:)`, applies `body` and writes with `write(_:to:)`: a default for types
+    /// that implement only WooCommerce's three methods. It takes no lock; `PlistFileStorage`
+    /// replaces it with a locked read-modify-write.
+    ///
+    /// It starts from `initial` only when `data(for:)` failed because there is no file: the error
+    /// is `FileStorageError.notFound`, a "no such file" `CocoaError` or `POSIXError`, or another
+    /// type's own error while no file exists at `fileURL`. A `DecodingError` (the bytes are there
+    /// but do not decode) or any other `FileStorageError` is rethrown, so bad bytes are never
+    /// replaced by the default.
     @discardableResult
     public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                                    _ body: (inout T) throws -> Void) throws -> T {
@@ -57,9 +63,7 @@ extension FileStorage {
         do {
             value = try data(for: fileURL)
         } catch {
-            // A custom type may report a missing file with its own error (`CocoaError`, say).
-            let missing = fileURL.isFileURL && !FileManager.default.fileExists(atPath: fileURL.path)
-            guard missing || error.isFileStorageNotFound else { throw error }
+            guard error.meansMissingFile(at: fileURL) else { throw error }
             value = initial()
         }
         try body(&value)
@@ -112,9 +116,21 @@ public final class InMemoryFileStorage: FileStorage, @unchecked Sendable {
 }
 
 extension Error {
-    /// Whether this is `FileStorageError.notFound`.
-    fileprivate var isFileStorageNotFound: Bool {
-        if let error = self as? FileStorageError, case .notFound = error { return true }
-        return false
+    /// Whether `data(for:)` failing with this error means there is no file at `url` yet, so the
+    /// default `update` may start from its default value.
+    ///
+    /// A decoding error, or any `FileStorageError` but `.notFound`, means bytes were there: starting
+    /// from the default would overwrite them. Other errors count as "missing" when they say so
+    /// (`CocoaError`, `POSIXError`) or when no file is at `url`: a custom type may wrap every
+    /// failure in its own error, as WooCommerce's `PListFileStorage` does (`fileReadFailed`).
+    fileprivate func meansMissingFile(at url: URL) -> Bool {
+        if self is DecodingError { return false }
+        if let error = self as? FileStorageError {
+            if case .notFound = error { return true }
+            return false
+        }
+        if let error = self as? CocoaError, error.code == .fileReadNoSuchFile || error.code == .fileNoSuchFile { return true }
+        if let error = self as? POSIXError, error.code == .ENOENT { return true }
+        return url.isFileURL && !FileManager.default.fileExists(atPath: url.path)
     }
 }

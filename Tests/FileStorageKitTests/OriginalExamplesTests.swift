@@ -7,7 +7,7 @@ import TestSupport
 // `FileStorage` protocol with a `PListFileStorage` implementation for local app settings; it shows no
 // code of its own, so the calls below are the ones its protocol declares, written as their app code
 // writes them. The file lives wherever the app's URL points: on Linux, `AppDirectories` resolves the
-// folders (`Docs/FileStorageKit.md`, "Where files live").
+// folders (`Docs/FileStorageKit.md`, "WooCommerce's `FileStorage`" and "Where files go").
 
 /// A settings value as WooCommerce's app-local settings keep it.
 private struct GeneralAppSettings: Codable, Equatable {
@@ -50,6 +50,29 @@ private struct MemoryStorage: FileStorage {
 
     func deleteFile(at fileURL: URL) throws {
         box.files[fileURL] = nil
+    }
+}
+
+/// An app's own storage that reports every read failure with one error of its own, as WooCommerce's
+/// `PListFileStorage` does (`fileReadFailed`), so the default `update` cannot tell a missing file
+/// from the error alone.
+private struct WrappingStorage: FileStorage {
+    enum Failure: Error { case fileReadFailed }
+
+    func data<T: Decodable>(for fileURL: URL) throws -> T {
+        do {
+            return try PropertyListDecoder().decode(T.self, from: Data(contentsOf: fileURL))
+        } catch {
+            throw Failure.fileReadFailed
+        }
+    }
+
+    func write<T: Encodable>(_ data: T, to fileURL: URL) throws {
+        try PropertyListEncoder().encode(data).write(to: fileURL)
+    }
+
+    func deleteFile(at fileURL: URL) throws {
+        try FileManager.default.removeItem(at: fileURL)
     }
 }
 
@@ -132,6 +155,30 @@ private struct MemoryStorage: FileStorage {
         let counted = try storage.update(at: url, default: ["launches": 0]) { $0["launches", default: 0] += 1 }
         #expect(counted == ["launches": 1])
         #expect(try storage.data(for: url) as [String: Int] == ["launches": 1])
+    }
+
+    /// The default `update` starts from its default only when there is no file: bytes that do not
+    /// decode are an error, never replaced by the default.
+    @Test func theDefaultUpdateNeverReplacesBytesItCannotRead() throws {
+        let garbage = Data("not a property list".utf8)
+        // A storage that is not on disk: no file exists at its URL, but its bytes do.
+        let memory = MemoryStorage()
+        let url = URL(fileURLWithPath: "/nonexistent/memory.plist")
+        memory.box.files[url] = garbage
+        #expect(throws: DecodingError.self) { try memory.update(at: url, default: ["launches": 0]) { $0["launches", default: 0] += 1 } }
+        #expect(memory.box.files[url] == garbage)
+
+        // A storage with one error for everything: a missing file starts from the default, a corrupt one throws.
+        let temp = try TemporaryFolder(prefix: "original-filestorage-wrapping")
+        let wrapping = WrappingStorage()
+        let fresh = try wrapping.update(at: temp.file("fresh.plist"), default: ["launches": 0]) { $0["launches", default: 0] += 1 }
+        #expect(fresh == ["launches": 1])
+        #expect(try wrapping.data(for: temp.file("fresh.plist")) as [String: Int] == ["launches": 1])
+        try garbage.write(to: temp.file("corrupt.plist"))
+        #expect(throws: WrappingStorage.Failure.fileReadFailed) {
+            try wrapping.update(at: temp.file("corrupt.plist"), default: ["launches": 0]) { $0["launches", default: 0] += 1 }
+        }
+        #expect(try Data(contentsOf: temp.file("corrupt.plist")) == garbage)
     }
 
     /// Through `any FileStorage`, `update` still reaches `PlistFileStorage`'s locked version: with
