@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A computed node's rule read a node whose evaluation was already under way: a cycle.
 ///
@@ -41,17 +40,15 @@ public struct GraphCycleError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// Where computed nodes report the cycles their getters cannot throw.
 public enum GraphCycleErrors {
-    private static let current = Mutex<@Sendable (GraphCycleError) -> Void>({ error in
-        FileHandle.standardError.write(Data("StateGraph: \(error)\n".utf8))
-    })
+    private static let hook = ErrorHook<GraphCycleError>()
 
     /// Called with every cycle, on the thread whose read closed it. By default prints to standard error.
     public static var handler: @Sendable (GraphCycleError) -> Void {
-        get { current.withLock { $0 } }
-        set { current.withLock { $0 = newValue } }
+        get { hook.handler }
+        set { hook.handler = newValue }
     }
 
     static func report(_ error: GraphCycleError) {
-        handler(error)
+        hook.report(error)
     }
 }

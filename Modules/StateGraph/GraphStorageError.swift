@@ -1,6 +1,5 @@
 import FileStorageKit
 import Foundation
-import Synchronization
 
 /// A stored node could not write its value to its suite, or read what another writer put there.
 ///
@@ -34,17 +33,15 @@ public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
 
 /// Where stored nodes report the errors their setters cannot throw.
 public enum GraphStorageErrors {
-    private static let current = Mutex<@Sendable (GraphStorageError) -> Void>({ error in
-        FileHandle.standardError.write(Data("StateGraph: \(error)\n".utf8))
-    })
+    private static let hook = ErrorHook<GraphStorageError>()
 
     /// Called with every storage error, on the thread that hit it. By default prints to standard error.
     public static var handler: @Sendable (GraphStorageError) -> Void {
-        get { current.withLock { $0 } }
-        set { current.withLock { $0 = newValue } }
+        get { hook.handler }
+        set { hook.handler = newValue }
     }
 
     static func report(_ error: GraphStorageError) {
-        handler(error)
+        hook.report(error)
     }
 }
