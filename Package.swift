@@ -18,10 +18,11 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)")
 }
 
-let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph"]
-let apps = ["tour", "profile", "flashcards", "settings", "plist"]
+let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage"]
+let apps = ["tour", "profile", "flashcards", "settings", "plist", "orders"]
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
 
 let package = Package(
     name: "persistence-toolkit",
@@ -33,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
         // Command-line parsing and help for the sample apps.
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // SQLite (WAL, a pool of readers beside one writer) for ManagedStorage.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         module("PlistCodec"),
@@ -48,12 +51,19 @@ let package = Package(
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/StateGraphMacros"),
         module("StateGraph", dependencies: ["StateGraphMacros", "FileStorageKit", "PlistCodec"]),
+        .macro(name: "ManagedStorageMacros", dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ], path: "Modules/ManagedStorageMacros"),
+        module("ManagedStorage", dependencies: ["ManagedStorageMacros", "FileStorageKit", grdb,
+                                                .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
-        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "PlistTool"]),
+        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage", "PlistTool"]),
         app("profile", dependencies: ["ModelPersistence", argumentParser]),
         app("flashcards", dependencies: ["CollectionStore", argumentParser]),
         app("settings", dependencies: ["StateGraph", argumentParser]),
+        app("orders", dependencies: ["ManagedStorage", argumentParser]),
         .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
@@ -65,6 +75,14 @@ let package = Package(
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
         tests("CollectionStoreTests", dependencies: ["CollectionStore", "FileStorageKit", "PlistCodec", "TestSupport"]),
+        // Entities shared by ManagedStorage's tests and its probe.
+        .target(name: "ManagedTestModel", dependencies: ["ManagedStorage"], path: "Tests/ManagedTestModel"),
+        tests("ManagedStorageTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport", grdb]),
+        tests("ManagedStorageMacrosTests", dependencies: [
+            "ManagedStorageMacros",
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        ]),
         tests("StateGraphTests", dependencies: ["StateGraph", "FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("StateGraphMacrosTests", dependencies: [
             "StateGraphMacros",
@@ -81,6 +99,8 @@ let package = Package(
         // The Foundation side of DefaultsSuite's differential test against `UserDefaults`.
         .executableTarget(name: "defaults-oracle", dependencies: ["TestSupport"], path: "Tests/DefaultsOracle"),
         // A child process the CollectionStore tests start.
+        // A child process the ManagedStorage tests start.
+        .executableTarget(name: "managed-probe", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"], path: "Tests/ManagedProbe"),
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,142 @@
+import Foundation
+
+/// One object's state: its row, its values, what changed, and the storage it belongs to.
+///
+/// Generated accessors call ``get(_:)`` and ``set(_:_:)`` with the property's index; the overload the
+/// compiler picks for the property's type decides between an attribute, a to-one and a to-many
+/// relationship. Not `Sendable`: it belongs to one storage on one thread.
+public final class EntityBacking {
+    let schema: EntitySchema
+    /// The row's id once saved; a negative temporary id before.
+    var rowID: Int64
+    /// One value per property: attributes and to-one foreign keys; `.null` for to-many slots.
+    var values: [StorageValue]
+    /// Which properties changed since the last save (attributes and to-one relationships).
+    var changed: [Bool]
+    var changeCount = 0
+    /// To-one relationships set to objects in this storage (saved or not), by property index.
+    var related: [Int: EntityBacking?] = [:]
+    var isInserted = false
+    public internal(set) var isDeleted = false
+    weak var context: StorageContext?
+    /// The entity instance around this state (the storage keeps it alive while it is registered).
+    weak var object: AnyObject?
+
+    init(schema: EntitySchema, rowID: Int64, values: [StorageValue], context: StorageContext?) {
+        self.schema = schema
+        self.rowID = rowID
+        self.values = values
+        self.changed = Array(repeating: false, count: values.count)
+        self.context = context
+    }
+
+    var objectID: StorageObjectID { StorageObjectID(entityName: schema.name, rowID: rowID) }
+
+    var hasChanges: Bool { isInserted || isDeleted || changeCount > 0 }
+
+    /// The permanent id: saves pending changes first if this object was never saved (used by `toReadOnly()`).
+    public func permanentObjectID() -> StorageObjectID {
+        if rowID < 0 { context?.flushForPermanentID() }
+        return objectID
+    }
+
+    func markChanged(_ index: Int) {
+        if !changed[index] {
+            changed[index] = true
+            changeCount += 1
+        }
+        context?.noteChanged(self)
+    }
+
+    func clearChanges() {
+        if changeCount > 0 {
+            for index in changed.indices { changed[index] = false }
+            changeCount = 0
+        }
+    }
+
+    private func allowsMutation(_ what: @autoclosure () -> String) -> Bool {
+        guard let context else { return true }
+        return context.allowsMutation(what())
+    }
+
+    // MARK: Attributes
+
+    /// An attribute's value.
+    public func get<V: StorageAttribute>(_ index: Int) -> V {
+        if let value = V.decode(values[index]) { return value }
+        // Values are checked when a row is read, so this is only reachable through a bug; report, never trap.
+        context?.record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
+                                  found: values[index].description))
+        return V.storageDefault
+    }
+
+    /// Sets an attribute's value; marks it changed when it differs.
+    public func set<V: StorageAttribute>(_ index: Int, _ newValue: V) {
+        guard allowsMutation("setting \(schema.name).\(schema.properties[index].name)") else { return }
+        let stored = newValue.storageValue
+        guard stored != values[index] else { return }
+        values[index] = stored
+        markChanged(index)
+    }
+
+    // MARK: To-one relationships
+
+    /// A to-one relationship's object.
+    public func get<T: StorageEntity>(_ index: Int) -> T? {
+        if let cached = related[index] {
+            guard let cached, !cached.isDeleted else { return nil }
+            if let object = cached.object as? T { return object }
+            if cached.rowID > 0 { return context?.object(ofType: T.self, rowID: cached.rowID) }
+            return nil
+        }
+        guard case .integer(let target) = values[index] else { return nil }
+        return context?.object(ofType: T.self, rowID: target)
+    }
+
+    /// Sets a to-one relationship, and keeps its inverse in step.
+    public func set<T: StorageEntity>(_ index: Int, _ newValue: T?) {
+        guard allowsMutation("setting \(schema.name).\(schema.properties[index].name)") else { return }
+        guard let context else { return setToOne(index, newValue?._$backing) }
+        if let newValue, newValue._$backing.context !== context {
+            context.record(.objectNotInStorage("\(schema.name).\(schema.properties[index].name) was set to an object of another storage"))
+            return
+        }
+        context.setToOne(self, index, newValue?._$backing)
+    }
+
+    /// Points the to-one `index` at `target` without touching any inverse.
+    func setToOne(_ index: Int, _ target: EntityBacking?) {
+        let foreignKey: StorageValue = target.map { $0.rowID > 0 ? .integer($0.rowID) : .null } ?? .null
+        let current = related[index].flatMap { $0 }
+        if current === target && values[index] == foreignKey && related[index] != nil { return }
+        related[index] = .some(target)
+        values[index] = foreignKey
+        markChanged(index)
+    }
+
+    /// The backing the to-one `index` points at, loading it if needed.
+    func toOneTarget(_ index: Int) -> EntityBacking? {
+        if let cached = related[index] { return cached }
+        guard case .integer(let target) = values[index], let schema = schema.properties[index].target else { return nil }
+        let backing = context?.backing(of: schema, rowID: target)
+        related[index] = .some(backing)
+        return backing
+    }
+
+    // MARK: To-many relationships
+
+    /// A to-many relationship's objects, oldest first.
+    public func get<T: StorageEntity>(_ index: Int) -> [T] {
+        guard let context else { return [] }
+        return context.toManyTargets(self, index).compactMap { $0.object as? T }
+    }
+
+    /// Replaces a to-many relationship's objects: the removed ones stop pointing here, the added ones
+    /// point here (and leave the object they pointed at before).
+    public func set<T: StorageEntity>(_ index: Int, _ newValue: [T]) {
+        guard allowsMutation("setting \(schema.name).\(schema.properties[index].name)") else { return }
+        guard let context else { return }
+        context.setToMany(self, index, newValue.map(\._$backing))
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import FileStorageKit
+import GRDB
+import Synchronization
+
+/// Opening a store: the pool, the schema versions as one unit, and recovery from a corrupt file.
+struct StoreOpener {
+    let model: StorageModel
+    let resolved: ResolvedModel
+    let configuration: StorageConfiguration
+    let report: @Sendable (StorageError) -> Void
+
+    var fileURL: URL { configuration.fileURL }
+    var path: String { fileURL.path }
+    /// The copy of the store taken before migrating; present only while migrations run (or after a
+    /// crash during them, when the next open restores it).
+    var migrationBackupURL: URL { fileURL.deletingLastPathComponent().appendingPathComponent("\(fileURL.lastPathComponent).before-migration") }
+
+    /// Opens (and creates, migrates or recovers) the store.
+    func open(lock: StoreLock?) throws(StorageError) -> (DatabasePool, recovered: StorageError?) {
+        do {
+            return (try openAndMigrate(), nil)
+        } catch let error where Self.isCorruption(error) {
+            let cause = error.description
+            guard let lock else { throw error }
+            let moved: URL? = try lock.withExclusive(timeout: configuration.recoveryLockTimeout) { () throws(StorageError) -> URL in
+                try moveAside()
+            }
+            guard let moved else {
+                throw .cannotOpen(file: path, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
+            }
+            let recovered = StorageError.corruptStoreMovedAside(file: path, movedTo: moved.path, cause: cause)
+            report(recovered)
+            return (try openAndMigrate(), recovered)
+        }
+    }
+
+    static func isCorruption(_ error: StorageError) -> Bool {
+        guard case .sqlite(let code, _, _) = error else { return false }
+        let primary = code & 0xff
+        return primary == 11 /* SQLITE_CORRUPT */ || primary == 26 /* SQLITE_NOTADB */
+    }
+
+    private func makeConfiguration() -> Configuration {
+        var config = Configuration()
+        config.label = "ManagedStorage(\(configuration.name))"
+        config.busyMode = .timeout(TimeInterval(configuration.busyTimeout.components.seconds)
+                                   + TimeInterval(configuration.busyTimeout.components.attoseconds) / 1e18)
+        config.foreignKeysEnabled = true
+        return config
+    }
+
+    private func openAndMigrate() throws(StorageError) -> DatabasePool {
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: makeConfiguration())
+        } catch {
+            throw StorageError(error, file: path, openFailure: true)
+        }
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(configuration.walSizeLimit)")
+            }
+            if configuration.checksIntegrityAtOpen { try checkIntegrity(pool) }
+            try restoreInterruptedMigration(into: pool)
+            try migrate(pool)
+            return pool
+        } catch {
+            try? pool.close()
+            throw StorageError(error, file: path, openFailure: true)
+        }
+    }
+
+    private func checkIntegrity(_ pool: DatabasePool) throws {
+        let result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        if result != ["ok"] {
+            throw StorageError.sqlite(code: 11, message: "integrity check failed: \(result.joined(separator: "; "))", sql: "PRAGMA quick_check")
+        }
+    }
+
+    /// Moves the store and its `-wal`/`-shm` files to `<name>.sqlite.corrupt-<time>`; returns the new name.
+    private func moveAside() throws(StorageError) -> URL {
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+        let target = fileURL.deletingLastPathComponent().appendingPathComponent("\(fileURL.lastPathComponent).corrupt-\(stamp)")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, target.path + suffix) == 0 else {
+                throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(String(cString: strerror(errno)))")
+            }
+        }
+        syncFolder(fileURL.deletingLastPathComponent())
+        return target
+    }
+
+    // MARK: Migrations
+
+    /// Restores the pre-migration copy left by a process that died while migrating.
+    private func restoreInterruptedMigration(into pool: DatabasePool) throws {
+        guard FileManager.default.fileExists(atPath: migrationBackupURL.path) else { return }
+        let backup = try DatabaseQueue(path: migrationBackupURL.path)
+        try backup.backup(to: pool)
+        try backup.close()
+        try FileManager.default.removeItem(at: migrationBackupURL)
+    }
+
+    private func migrate(_ pool: DatabasePool) throws {
+        let entities = resolved.entities
+        let fresh = try pool.read { db in
+            try !db.tableExists("grdb_migrations") && !entities.contains { try db.tableExists($0.name) }
+        }
+        let current = Mutex<String>("")
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration(Self.creationVersion) { db in
+            current.withLock { $0 = Self.creationVersion }
+            for entity in entities {
+                for statement in entity.createStatements { try db.execute(sql: statement) }
+            }
+        }
+        for version in model.versions {
+            migrator.registerMigration(version.identifier) { db in
+                current.withLock { $0 = version.identifier }
+                // A new store is created from the current declarations: older versions' changes are in it already.
+                if !fresh { try version.migrate(db) }
+            }
+        }
+        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        let known = Set([Self.creationVersion] + model.versions.map(\.identifier))
+        let unknown = applied.subtracting(known)
+        guard unknown.isEmpty else {
+            throw StorageError.schemaNewerThanProgram(file: path, unknownVersions: unknown.sorted())
+        }
+        if !known.subtracting(applied).isEmpty {
+            let backedUp = !fresh
+            if backedUp { try writeMigrationBackup(of: pool) }
+            do {
+                try migrator.migrate(pool)
+            } catch {
+                if backedUp { try restoreInterruptedMigration(into: pool) }
+                throw StorageError.migrationFailed(version: current.withLock { $0 }, underlying: "\(error)")
+            }
+            if backedUp { try FileManager.default.removeItem(at: migrationBackupURL) }
+        }
+        try verifyColumns(pool)
+    }
+
+    static let creationVersion = "ManagedStorage.create"
+
+    /// Copies the store with SQLite's backup API to a temporary file, syncs it, and renames it into place.
+    private func writeMigrationBackup(of pool: DatabasePool) throws {
+        let temporary = migrationBackupURL.deletingLastPathComponent()
+            .appendingPathComponent(".\(migrationBackupURL.lastPathComponent).tmp-\(getpid())")
+        try? FileManager.default.removeItem(at: temporary)
+        let copy = try DatabaseQueue(path: temporary.path)
+        try pool.backup(to: copy)
+        try copy.close()
+        let fd = Foundation.open(temporary.path, O_RDONLY)
+        if fd >= 0 { fsync(fd); close(fd) }
+        guard rename(temporary.path, migrationBackupURL.path) == 0 else {
+            throw StorageError.cannotOpen(file: path, cause: "cannot keep a copy before migrating: \(String(cString: strerror(errno)))")
+        }
+        syncFolder(fileURL.deletingLastPathComponent())
+    }
+
+    private func verifyColumns(_ pool: DatabasePool) throws {
+        try pool.read { db in
+            for entity in resolved.entities {
+                let existing = Set(try db.columns(in: entity.name).map(\.name))
+                let missing = entity.columns.map { entity.properties[$0].name }.filter { !existing.contains($0) }
+                if !missing.isEmpty { throw StorageError.schemaMismatch(entity: entity.name, missingColumns: missing) }
+            }
+        }
+    }
+}
+
+/// fsyncs a folder so a rename in it survives a power loss.
+func syncFolder(_ folder: URL) {
+    let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
+    guard fd >= 0 else { return }
+    fsync(fd)
+    close(fd)
+}
+
+extension StorageError {
+    /// The storage error for any error thrown by GRDB, SQLite or an operation.
+    init(_ error: any Error, file: String? = nil, busyTimeout: Duration? = nil, openFailure: Bool = false) {
+        if let error = error as? StorageError {
+            self = error
+        } else if let error = error as? DatabaseError {
+            if error.resultCode == .SQLITE_BUSY, let busyTimeout {
+                self = .busyTimeout(file: file ?? "the store", seconds: Double(busyTimeout.components.seconds))
+            } else if openFailure, [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
+                self = .cannotOpen(file: file ?? "the store", cause: "\(error.message ?? "SQLite error") (SQLite code \(error.extendedResultCode.rawValue))")
+            } else {
+                self = .sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? "", sql: error.sql)
+            }
+        } else if let error = error as? FileStorageError {
+            self = .cannotOpen(file: file ?? "the store", cause: "\(error)")
+        } else {
+            self = .operationFailed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import FileStorageKit
+import Foundation
+import GRDB
+
+/// ``StorageManagerType`` on one SQLite file in WAL mode, through GRDB's `DatabasePool`: readers never
+/// wait for the writer, and the writer never waits for readers.
+///
+/// ```swift
+/// let manager = try SQLiteStorageManager(
+///     model: StorageModel(entities: [Order.self, OrderItem.self]),
+///     configuration: StorageConfiguration(name: "Orders", appName: "WooShop"))
+///
+/// let copy = try await manager.write { storage in
+///     let order = storage.insertNewObject(ofType: Order.self)
+///     order.orderID = 42
+///     return order.toReadOnly()
+/// }
+/// ```
+///
+/// Opening creates the store, or applies its pending schema versions as one unit, or, when the file is
+/// damaged (`SQLITE_CORRUPT`/`SQLITE_NOTADB`, or a failed `quick_check`), moves it aside with its
+/// `-wal`/`-shm` files and starts a new one, reporting ``StorageError/corruptStoreMovedAside(file:movedTo:cause:)``.
+/// Everything else that prevents opening is a thrown ``StorageError``; nothing traps.
+public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable {
+    /// The store file.
+    public let fileURL: URL
+    /// Set when opening found a damaged store and moved it aside (also reported to `onError`).
+    public let recoveredFromCorruption: StorageError?
+
+    let pool: DatabasePool
+    let model: ResolvedModel
+    let configuration: StorageConfiguration
+    let hub: StorageEventHub
+    private let writerQueue: DispatchQueue
+    private let lock: StoreLock?
+    private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Created here, used only on the main actor (through ``viewStorage``).
+    nonisolated(unsafe) private let viewContext: StorageContext
+
+    /// Opens (creating, migrating or recovering) the store described by `configuration`.
+    ///
+    /// - Throws: ``StorageError/model(_:)`` for entity declarations that do not fit together,
+    ///   ``StorageError/migrationFailed(version:underlying:)`` (the store is left as it was),
+    ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)``,
+    ///   ``StorageError/cannotOpen(file:cause:)`` (a read-only folder, a full disk).
+    public init(model: StorageModel, configuration: StorageConfiguration) throws(StorageError) {
+        let resolved = try model.resolve()
+        self.model = resolved
+        self.configuration = configuration
+        self.fileURL = configuration.fileURL
+        let hub = StorageEventHub(label: configuration.fileURL.lastPathComponent, onError: configuration.onError)
+        self.hub = hub
+        do {
+            try AppDirectories.createFolder(configuration.folder)
+        } catch {
+            throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
+        }
+        let lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
+        self.lock = lock
+        let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
+        let (pool, recovered) = try opener.open(lock: lock)
+        self.pool = pool
+        self.recoveredFromCorruption = recovered
+        self.writerQueue = DispatchQueue(label: "ManagedStorage.writer(\(configuration.name))")
+        self.viewContext = StorageContext(model: resolved, access: .reader(pool), report: { hub.report($0) })
+        writerQueue.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+    }
+
+    deinit {
+        hub.finish()
+    }
+
+    // MARK: StorageManagerType
+
+    @MainActor public var viewStorage: StorageType { viewContext }
+
+    public func performAndSave(_ operation: @escaping @Sendable (StorageType) -> Void,
+                               completion: (@Sendable () -> Void)?, on queue: DispatchQueue) {
+        writerQueue.async { [self] in
+            if case .failure(let error) = runOperation(operation) { hub.report(StorageError(error)) }
+            if let completion { queue.async(execute: completion) }
+        }
+    }
+
+    public func performAndSave<T: Sendable>(_ operation: @escaping @Sendable (StorageType) throws -> T,
+                                            completion: @escaping @Sendable (Result<T, Error>) -> Void,
+                                            on queue: DispatchQueue) {
+        writerQueue.async { [self] in
+            let result = runOperation(operation)
+            queue.async { completion(result) }
+        }
+    }
+
+    /// Runs `operation` on the writer in one transaction and returns its result once committed.
+    ///
+    /// The async form of the generic `performAndSave`, under its own name so no ported synchronous
+    /// call becomes ambiguous in async code. Operations run one at a time in the order they were
+    /// submitted, whichever form submitted them.
+    ///
+    /// - Throws: what the operation threw, or the first ``StorageError`` recorded during it; the
+    ///   transaction is rolled back either way.
+    public func write<T: Sendable>(_ operation: @escaping @Sendable (StorageType) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writerQueue.async { [self] in continuation.resume(with: runOperation(operation)) }
+        }
+    }
+
+    /// Runs `operation` on the writer and waits for it: for command-line programs and tests. Never call
+    /// it from the main actor while it waits for something the main actor must do.
+    public func writeAndWait<T>(_ operation: (StorageType) throws -> T) throws -> T {
+        if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
+            throw StorageError.misuse("writeAndWait was called from inside an operation of the same store")
+        }
+        return try writerQueue.sync { try runOperation(operation).get() }
+    }
+
+    public func reset() {
+        if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
+            hub.report(.misuse("reset() was called from inside an operation; call it outside performAndSave"))
+            return
+        }
+        let result: Result<Void, StorageError> = writerQueue.sync { [self] in
+            do {
+                try pool.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        for entity in model.entities {
+                            try db.execute(sql: "DELETE FROM \(entity.quotedName)")
+                        }
+                        return .commit
+                    }
+                }
+                return .success(())
+            } catch {
+                return .failure(StorageError(error, file: fileURL.path, busyTimeout: configuration.busyTimeout))
+            }
+        }
+        switch result {
+        case .success:
+            var changes = StorageChanges()
+            changes.resetEntities = Set(model.entities.map(\.name))
+            hub.publish(changes)
+            hub.publishReset()
+            NotificationCenter.default.post(name: .storageManagerDidResetStorage, object: self)
+        case .failure(let error):
+            hub.report(error)
+        }
+    }
+
+    // MARK: Events
+
+    /// Called with every error the manager reports; see ``StorageConfiguration/onError``.
+    public var onError: (@Sendable (StorageError) -> Void)? {
+        get { hub.onError }
+        set { hub.onError = newValue }
+    }
+
+    /// A stream of the errors the manager reports from now on (failed `Void` operations, misuse of
+    /// `viewStorage`). While any stream or `onError` listens, nothing is printed.
+    public func errors() -> AsyncStream<StorageError> { hub.errors() }
+
+    /// A stream of what each committed operation changed, in commit order (for live results).
+    public func changes() -> AsyncStream<StorageChanges> { hub.changes() }
+
+    /// A stream that yields after each ``reset()``.
+    public func resets() -> AsyncStream<Void> { hub.resets() }
+
+    // MARK: Running operations
+
+    /// Runs `operation` in one `BEGIN IMMEDIATE` transaction on the writer; must run on `writerQueue`.
+    private func runOperation<T>(_ operation: (StorageType) throws -> T) -> Result<T, Error> {
+        var outcome: Result<T, Error> = .failure(StorageError.misuse("the operation did not run"))
+        var committed: StorageChanges?
+        do {
+            try pool.writeWithoutTransaction { db in
+                guard let connection = db.sqliteConnection else { throw StorageError.misuse("the writer's connection is closed") }
+                try db.inTransaction(.immediate) {
+                    let context = StorageContext(model: model, access: .writer(StatementCache(connection: connection)),
+                                                 report: { [hub] in hub.report($0) })
+                    defer { context.end() }
+                    do {
+                        let value = try operation(context)
+                        context.flush()
+                        if let error = context.errors.first {
+                            outcome = .failure(error)
+                            return .rollback
+                        }
+                        outcome = .success(value)
+                        committed = context.changes
+                        return .commit
+                    } catch {
+                        outcome = .failure(error)
+                        return .rollback
+                    }
+                }
+            }
+        } catch {
+            outcome = .failure(StorageError(error, file: fileURL.path, busyTimeout: configuration.busyTimeout))
+            committed = nil
+        }
+        if let committed, !committed.isEmpty { hub.publish(committed) }
+        return outcome
+    }
+}

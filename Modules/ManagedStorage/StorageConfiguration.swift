@@ -1,0 +1,56 @@
+import Foundation
+import FileStorageKit
+
+/// Where a store lives and how it trades speed for durability.
+///
+/// ```swift
+/// let configuration = StorageConfiguration(name: "Orders", appName: "WooShop")
+/// let manager = try SQLiteStorageManager(model: model, configuration: configuration)
+/// ```
+public struct StorageConfiguration: Sendable {
+    /// How much a commit waits for the disk. See `Docs/ManagedStorage.md`, "Durability".
+    public enum Durability: Sendable {
+        /// `PRAGMA synchronous = FULL` (the default): a commit returns after the write-ahead log reached
+        /// the disk. A committed transaction survives a killed process and a power loss.
+        case full
+        /// `PRAGMA synchronous = NORMAL`: the log is synced only at checkpoints. A committed transaction
+        /// survives a killed process; a power loss can lose the last ones (never corrupts the store).
+        case normal
+    }
+
+    /// The store's name: the file is `<name>.sqlite` in ``folder``.
+    public var name: String
+    /// The folder of the store file (created with mode 0700 when missing).
+    public var folder: URL
+    /// What a commit survives; `.full` by default.
+    public var durability: Durability = .full
+    /// How long a write waits for another process's write lock before failing with
+    /// ``StorageError/busyTimeout(file:seconds:)``.
+    public var busyTimeout: Duration = .seconds(10)
+    /// How long recovery waits for other processes to close a corrupt store before giving up.
+    public var recoveryLockTimeout: Duration = .seconds(10)
+    /// The size the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`).
+    public var walSizeLimit: Int = 4 << 20
+    /// Whether opening runs `PRAGMA quick_check`, so a damaged store is found (and moved aside) at open
+    /// rather than on the first read of a damaged page. On by default; it reads every page once.
+    public var checksIntegrityAtOpen = true
+    /// Called with every error the manager reports (failed `Void` operations, view storage misuse,
+    /// a corrupt store moved aside at open). When `nil` and no ``SQLiteStorageManager/errors()`` stream
+    /// is listening, each error is one line on standard error.
+    public var onError: (@Sendable (StorageError) -> Void)?
+
+    /// A store named `name` in `folder`.
+    public init(name: String, folder: URL) {
+        self.name = name
+        self.folder = folder
+    }
+
+    /// A store named `name` in the application-support folder of `appName` (see `AppDirectories`).
+    public init(name: String, appName: String, directories: AppDirectories? = nil) {
+        self.name = name
+        self.folder = (directories ?? AppDirectories(appName: appName)).applicationSupport
+    }
+
+    /// The store file.
+    public var fileURL: URL { folder.appendingPathComponent("\(name).sqlite") }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+extension StorageContext {
+    /// Writes pending inserts, updates and deletes into the open transaction (writer only).
+    ///
+    /// Inserts go first, each after the unsaved objects its to-one relationships point at, so a
+    /// foreign key is written with the row; a cycle of new objects is closed by an update afterwards.
+    /// Deletes go last: references to a deleted row from rows not loaded are set to `NULL` in SQL.
+    func flush() {
+        guard isWriter, !flushing else { return }
+        guard !inserted.isEmpty || !updatedOrder.isEmpty || !deleted.isEmpty else { return }
+        flushing = true
+        defer { flushing = false }
+        do {
+            try withStatements { cache throws(StorageError) in
+                try flushInserts(cache)
+                try flushUpdates(cache)
+                try flushDeletes(cache)
+            }
+        } catch {
+            record(error)
+        }
+    }
+
+    private func flushInserts(_ cache: StatementCache) throws(StorageError) {
+        let pending = inserted
+        inserted.removeAll()
+        var closingUpdates: [EntityBacking] = []
+        var inProgress = Set<ObjectIdentifier>()
+
+        func insert(_ backing: EntityBacking, object: AnyObject) throws(StorageError) {
+            guard backing.isInserted, !backing.isDeleted else { return }
+            inProgress.insert(ObjectIdentifier(backing))
+            let schema = backing.schema
+            var needsClosingUpdate = false
+            for index in schema.toOneIndexes {
+                guard let target = backing.related[index].flatMap({ $0 }) else { continue }
+                if target.rowID < 0 && target.isInserted && !target.isDeleted {
+                    if inProgress.contains(ObjectIdentifier(target)) {
+                        needsClosingUpdate = true
+                        continue
+                    }
+                    if let targetObject = target.object { try insert(target, object: targetObject) }
+                }
+                backing.values[index] = target.rowID > 0 && !target.isDeleted ? .integer(target.rowID) : .null
+            }
+            let statement = try cache.statement(schema.insertSQL)
+            var parameter: Int32 = 1
+            for index in schema.columns {
+                statement.bind(backing.values[index], at: parameter)
+                parameter += 1
+            }
+            try statement.run()
+            backing.rowID = sqlite3LastInsertRowID(cache.connection)
+            backing.isInserted = false
+            backing.clearChanges()
+            register(backing, object: object)
+            changes.inserted.insert(backing.objectID)
+            if needsClosingUpdate {
+                for index in schema.toOneIndexes where backing.related[index] != nil { backing.changed[index] = true }
+                backing.changeCount = 1
+                closingUpdates.append(backing)
+            }
+        }
+
+        for (backing, object) in pending {
+            try insert(backing, object: object)
+        }
+        for backing in closingUpdates where updated[ObjectIdentifier(backing)] == nil {
+            updated[ObjectIdentifier(backing)] = backing
+            updatedOrder.append(backing)
+        }
+    }
+
+    private func flushUpdates(_ cache: StatementCache) throws(StorageError) {
+        let pending = updatedOrder
+        updatedOrder.removeAll()
+        updated.removeAll()
+        for backing in pending where !backing.isDeleted && backing.rowID > 0 && backing.changeCount > 0 {
+            let schema = backing.schema
+            var assignments: [String] = []
+            var arguments: [StorageValue] = []
+            for index in schema.columns where backing.changed[index] {
+                if case .toOne = schema.properties[index].kind, let target = backing.related[index] {
+                    backing.values[index] = target.map { $0.rowID > 0 && !$0.isDeleted ? .integer($0.rowID) : .null } ?? .null
+                }
+                assignments.append("\(SQL.quote(schema.properties[index].name)) = ?")
+                arguments.append(backing.values[index])
+            }
+            let statement = try cache.statement("UPDATE \(schema.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?")
+            statement.bind(arguments + [.integer(backing.rowID)])
+            try statement.run()
+            backing.clearChanges()
+            if !changes.inserted.contains(backing.objectID) { changes.updated.insert(backing.objectID) }
+        }
+    }
+
+    private func flushDeletes(_ cache: StatementCache) throws(StorageError) {
+        let pending = deleted
+        deleted.removeAll()
+        for backing in pending where backing.rowID > 0 {
+            let schema = backing.schema
+            for reference in schema.incoming {
+                let column = SQL.quote(reference.entity.properties[reference.property].name)
+                let statement = try cache.statement("UPDATE \(reference.entity.quotedName) SET \(column) = NULL WHERE \(column) = ?")
+                statement.bind(.integer(backing.rowID), at: 1)
+                try statement.run()
+            }
+            let statement = try cache.statement("DELETE FROM \(schema.quotedName) WHERE \"id\" = ?")
+            statement.bind(.integer(backing.rowID), at: 1)
+            try statement.run()
+            registered[ObjectIdentifier(schema)]?[backing.rowID] = nil
+            let id = backing.objectID
+            if changes.inserted.remove(id) == nil { changes.deleted.insert(id) }
+            changes.updated.remove(id)
+        }
+    }
+}
+

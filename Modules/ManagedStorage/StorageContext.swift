@@ -1,0 +1,464 @@
+import Foundation
+import GRDB
+
+/// The ``StorageType`` ManagedStorage hands out: the writer's storage inside an operation, or the
+/// read-only `viewStorage`.
+///
+/// One instance per row: fetching a row twice gives the same object. The writer's storage keeps its
+/// objects until the operation ends; `viewStorage` keeps them only while you do (weakly), and a
+/// fetch refreshes the values of an object it returns again.
+final class StorageContext: StorageType {
+    enum Access {
+        /// Inside an operation: one connection, in an open `BEGIN IMMEDIATE` transaction.
+        case writer(StatementCache)
+        /// `viewStorage`: each read is its own snapshot from the pool.
+        case reader(DatabasePool)
+        /// The operation ended; the storage no longer reads or writes.
+        case ended
+    }
+
+    let model: ResolvedModel
+    private(set) var access: Access
+    private let report: @Sendable (StorageError) -> Void
+
+    /// Registered objects by entity and row id; strong in the writer, weak in `viewStorage`.
+    var registered: [ObjectIdentifier: [Int64: Registration]] = [:]
+    /// New objects in insertion order (with their instances, kept alive until saved).
+    var inserted: [(backing: EntityBacking, object: AnyObject)] = []
+    var updated: [ObjectIdentifier: EntityBacking] = [:]
+    var updatedOrder: [EntityBacking] = []
+    var deleted: [EntityBacking] = []
+    var nextTemporaryID: Int64 = -1
+    var flushing = false
+
+    /// The errors recorded during the operation (writer only); the first one fails it.
+    var errors: [StorageError] = []
+    /// What the saves of this operation changed, for the change stream.
+    var changes = StorageChanges()
+
+    enum Registration {
+        case strong(AnyObject)
+        case weak(WeakObject)
+
+        var object: AnyObject? {
+            switch self {
+            case .strong(let object): object
+            case .weak(let box): box.object
+            }
+        }
+    }
+
+    final class WeakObject {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+
+    init(model: ResolvedModel, access: Access, report: @escaping @Sendable (StorageError) -> Void) {
+        self.model = model
+        self.access = access
+        self.report = report
+    }
+
+    var isWriter: Bool {
+        if case .writer = access { return true }
+        return false
+    }
+
+    /// Ends the operation: statements are finalized and objects stop reading.
+    func end() {
+        if case .writer(let cache) = access { cache.clear() }
+        access = .ended
+        registered.removeAll()
+        inserted.removeAll()
+        updated.removeAll()
+        updatedOrder.removeAll()
+        deleted.removeAll()
+    }
+
+    // MARK: Errors
+
+    /// Records an error: in the writer it fails the operation; in `viewStorage` it is reported now.
+    func record(_ error: StorageError) {
+        switch access {
+        case .writer: errors.append(error)
+        case .reader, .ended: report(error)
+        }
+    }
+
+    func allowsMutation(_ what: String) -> Bool {
+        switch access {
+        case .writer: return true
+        case .reader:
+            record(.readOnlyStorage(operation: what))
+            return false
+        case .ended:
+            report(.objectNotInStorage("\(what): the operation this object belongs to has ended"))
+            return false
+        }
+    }
+
+    // MARK: Connections
+
+    /// Runs `body` with a statement cache on a connection: the writer's own, or a pooled reader's.
+    func withStatements<R>(_ body: (StatementCache) throws(StorageError) -> R) throws(StorageError) -> R {
+        switch access {
+        case .writer(let cache):
+            return try body(cache)
+        case .reader(let pool):
+            do {
+                return try pool.read { db -> R in
+                    guard let connection = db.sqliteConnection else { throw StorageError.misuse("the reader's connection is closed") }
+                    let cache = StatementCache(connection: connection)
+                    defer { cache.clear() }
+                    do { return try body(cache) } catch { throw error }
+                }
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw StorageError(error)
+            }
+        case .ended:
+            throw .objectNotInStorage("the operation this storage belongs to has ended")
+        }
+    }
+
+    // MARK: Objects
+
+    func registration(_ schema: EntitySchema, _ rowID: Int64) -> AnyObject? {
+        registered[ObjectIdentifier(schema)]?[rowID]?.object
+    }
+
+    func register(_ backing: EntityBacking, object: AnyObject) {
+        let entry: Registration = isWriter ? .strong(object) : .weak(WeakObject(object))
+        registered[ObjectIdentifier(backing.schema), default: [:]][backing.rowID] = entry
+    }
+
+    /// The object for a row read now: the registered one (refreshed in `viewStorage`), or a new one.
+    /// `nil` (and an error recorded) when a value does not fit its property.
+    func materialize(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> AnyObject? {
+        if let object = registration(schema, rowID), let entity = object as? any StorageEntity {
+            let backing = entity._$backing
+            if !isWriter && !backing.isDeleted {
+                guard validate(schema, rowID: rowID, values: values) else { return nil }
+                backing.values = values
+                backing.related.removeAll()
+            }
+            return object
+        }
+        guard validate(schema, rowID: rowID, values: values) else { return nil }
+        let backing = EntityBacking(schema: schema, rowID: rowID, values: values, context: self)
+        let object = schema.make(backing)
+        backing.object = object
+        register(backing, object: object)
+        return object
+    }
+
+    private func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
+        for index in schema.columns {
+            guard case .attribute(let info) = schema.properties[index].kind else {
+                if case .integer = values[index] { continue }
+                if case .null = values[index] { continue }
+                record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
+                                 found: "\(values[index].typeName) \(values[index])"))
+                return false
+            }
+            if !info.accepts(values[index]) {
+                record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
+                                 found: "\(values[index].typeName) \(values[index]) for \(info.typeName)"))
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The object of `type` for `rowID`, registered or read now; `nil` when the row does not exist.
+    func object<T: StorageEntity>(ofType type: T.Type, rowID: Int64) -> T? {
+        guard let schema = schema(for: T.self) else { return nil }
+        return backing(of: schema, rowID: rowID)?.object as? T
+    }
+
+    func backing(of schema: EntitySchema, rowID: Int64) -> EntityBacking? {
+        if rowID < 0 {
+            return inserted.first { $0.backing.rowID == rowID && $0.backing.schema === schema }?.backing
+        }
+        if let object = registration(schema, rowID) as? any StorageEntity { return object._$backing }
+        let fetched = fetch(schema, where: SQLFragment(sql: "\"id\" = ?", arguments: [.integer(rowID)]), orderBy: nil, limit: 1)
+        return (fetched.first as? any StorageEntity)?._$backing
+    }
+
+    func schema<T: StorageEntity>(for type: T.Type) -> EntitySchema? {
+        guard let schema = model.byName[T.entityName] else {
+            record(.model("\(T.self) is not one of the model's entities"))
+            return nil
+        }
+        return schema
+    }
+
+    /// Rows of `schema` as objects. Saves pending changes first in the writer, so queries see them.
+    func fetch(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?) -> [AnyObject] {
+        if isWriter { flush() }
+        var sql = "SELECT \(schema.selectList) FROM \(schema.quotedName)"
+        if let condition { sql += " WHERE \(condition.sql)" }
+        sql += " ORDER BY " + (orderBy.map { $0.isEmpty ? "\"id\"" : $0 + ", \"id\"" } ?? "\"id\"")
+        if let limit { sql += " LIMIT \(limit)" }
+        do {
+            let rows = try withStatements { cache throws(StorageError) -> [(Int64, [StorageValue])] in
+                let statement = try cache.statement(sql)
+                defer { statement.reset() }
+                statement.bind(condition?.arguments ?? [])
+                var rows: [(Int64, [StorageValue])] = []
+                var template = schema.defaultValues
+                let columns = schema.columns
+                while try statement.step() {
+                    for (offset, index) in columns.enumerated() {
+                        template[index] = statement.value(at: Int32(offset + 1))
+                    }
+                    rows.append((statement.int64(at: 0), template))
+                }
+                return rows
+            }
+            return rows.compactMap { materialize(schema, rowID: $0.0, values: $0.1) }
+        } catch {
+            record(error)
+            return []
+        }
+    }
+
+    func count(_ schema: EntitySchema, where condition: SQLFragment?) -> Int {
+        if isWriter { flush() }
+        var sql = "SELECT count(*) FROM \(schema.quotedName)"
+        if let condition { sql += " WHERE \(condition.sql)" }
+        do {
+            return try withStatements { cache throws(StorageError) -> Int in
+                let statement = try cache.statement(sql)
+                defer { statement.reset() }
+                statement.bind(condition?.arguments ?? [])
+                guard try statement.step() else { return 0 }
+                return Int(statement.int64(at: 0))
+            }
+        } catch {
+            record(error)
+            return 0
+        }
+    }
+
+    private func query<T: StorageEntity>(_ type: T.Type, _ predicate: Predicate<T>?, _ sort: [SortDescriptor<T>]?,
+                                         limit: Int?) -> [T] {
+        guard let schema = schema(for: T.self) else { return [] }
+        let translator = QueryTranslator(schema: schema)
+        do {
+            let condition = try predicate.map { predicate throws(StorageError) in try translator.whereClause(predicate) }
+            let order = try sort.map { sort throws(StorageError) in try translator.orderBy(sort) }
+            return fetch(schema, where: condition, orderBy: order, limit: limit).compactMap { $0 as? T }
+        } catch {
+            record(error)
+            return []
+        }
+    }
+
+    // MARK: StorageType
+
+    func allObjects<T: StorageEntity>(ofType type: T.Type, matching predicate: Predicate<T>?,
+                                      sortedBy descriptors: [SortDescriptor<T>]?) -> [T] {
+        query(type, predicate, descriptors, limit: nil)
+    }
+
+    func countObjects<T: StorageEntity>(ofType type: T.Type) -> Int {
+        countObjects(ofType: type, matching: nil)
+    }
+
+    func countObjects<T: StorageEntity>(ofType type: T.Type, matching predicate: Predicate<T>?) -> Int {
+        guard let schema = schema(for: T.self) else { return 0 }
+        do {
+            let condition = try predicate.map { predicate throws(StorageError) in try QueryTranslator(schema: schema).whereClause(predicate) }
+            return count(schema, where: condition)
+        } catch {
+            record(error)
+            return 0
+        }
+    }
+
+    func firstObject<T: StorageEntity>(ofType type: T.Type) -> T? {
+        query(type, nil, nil, limit: 1).first
+    }
+
+    func firstObject<T: StorageEntity>(ofType type: T.Type, matching predicate: Predicate<T>?) -> T? {
+        query(type, predicate, nil, limit: 1).first
+    }
+
+    func insertNewObject<T: StorageEntity>(ofType type: T.Type) -> T {
+        guard let schema = model.byName[T.entityName] else {
+            record(.model("\(T.self) is not one of the model's entities"))
+            return T(_$backing: EntityBacking(schema: EntitySchema(T.self), rowID: 0, values: EntitySchema(T.self).defaultValues, context: nil))
+        }
+        guard allowsMutation("insertNewObject(ofType: \(T.self))") else {
+            // A detached object: it can be read and set, and is never written.
+            let backing = EntityBacking(schema: schema, rowID: 0, values: schema.defaultValues, context: nil)
+            let object = T(_$backing: backing)
+            backing.object = object
+            return object
+        }
+        let backing = EntityBacking(schema: schema, rowID: nextTemporaryID, values: schema.defaultValues, context: self)
+        nextTemporaryID -= 1
+        backing.isInserted = true
+        let object = T(_$backing: backing)
+        backing.object = object
+        inserted.append((backing, object))
+        return object
+    }
+
+    func loadObject<T: StorageEntity>(ofType type: T.Type, with objectID: StorageObjectID) -> T? {
+        guard objectID.entityName == T.entityName else { return nil }
+        return object(ofType: type, rowID: objectID.rowID)
+    }
+
+    func deleteObject<T: StorageEntity>(_ object: T) {
+        guard allowsMutation("deleteObject(\(T.self))") else { return }
+        let backing = object._$backing
+        guard backing.context === self else {
+            record(.objectNotInStorage("deleteObject: the \(T.self) belongs to another storage"))
+            return
+        }
+        delete(backing)
+    }
+
+    func deleteAllObjects<T: StorageEntity>(ofType type: T.Type) {
+        guard allowsMutation("deleteAllObjects(ofType: \(T.self))"), let schema = schema(for: T.self) else { return }
+        for object in fetch(schema, where: nil, orderBy: nil, limit: nil) {
+            if let entity = object as? any StorageEntity { delete(entity._$backing) }
+        }
+    }
+
+    func saveIfNeeded() {
+        if isWriter { flush() }
+    }
+
+    func perform(_ closure: @escaping () -> Void) {
+        closure()
+    }
+
+    // MARK: Change tracking
+
+    func noteChanged(_ backing: EntityBacking) {
+        guard !backing.isInserted, backing.rowID > 0, !flushing else { return }
+        let key = ObjectIdentifier(backing)
+        if updated[key] == nil {
+            updated[key] = backing
+            updatedOrder.append(backing)
+        }
+    }
+
+    func flushForPermanentID() {
+        if isWriter { flush() }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes `backing`, applying each relationship's delete rule; a `.deny` with related objects
+    /// records ``StorageError/deleteDenied(entity:relationship:)`` and deletes nothing.
+    func delete(_ backing: EntityBacking) {
+        guard !backing.isDeleted else { return }
+        let schema = backing.schema
+        for (index, property) in schema.properties.enumerated() where property.relationship != nil && property.deleteRule == .deny {
+            let hasRelated: Bool = switch property.kind {
+            case .toMany: !toManyTargets(backing, index).isEmpty
+            default: toOneTarget(backing, index) != nil
+            }
+            if hasRelated {
+                record(.deleteDenied(entity: schema.name, relationship: property.name))
+                return
+            }
+        }
+        backing.isDeleted = true
+        for (index, property) in schema.properties.enumerated() {
+            guard property.relationship != nil else { continue }
+            switch property.kind {
+            case .toMany:
+                let targets = toManyTargets(backing, index)
+                for target in targets {
+                    if property.deleteRule == .cascade { delete(target) }
+                    else if let inverse = property.inverse { target.setToOne(inverse, nil) }
+                }
+            case .toOne:
+                guard let target = toOneTarget(backing, index), !target.isDeleted else { continue }
+                if property.deleteRule == .cascade {
+                    delete(target)
+                } else if let inverse = property.inverse, case .toOne = target.schema.properties[inverse].kind,
+                          target.toOneTarget(inverse) === backing {
+                    target.setToOne(inverse, nil)
+                }
+            case .attribute:
+                break
+            }
+        }
+        if backing.isInserted {
+            inserted.removeAll { $0.backing === backing }
+        } else {
+            deleted.append(backing)
+        }
+    }
+
+    private func toOneTarget(_ backing: EntityBacking, _ index: Int) -> EntityBacking? {
+        backing.toOneTarget(index).flatMap { $0.isDeleted ? nil : $0 }
+    }
+
+    // MARK: Relationships
+
+    /// The objects of the to-many `index` of `owner`: those whose inverse to-one points at it.
+    func toManyTargets(_ owner: EntityBacking, _ index: Int) -> [EntityBacking] {
+        let property = owner.schema.properties[index]
+        guard let target = property.target, let inverse = property.inverse else { return [] }
+        if isWriter && owner.rowID < 0 { flush() }
+        guard owner.rowID > 0 else { return [] }
+        let condition = SQLFragment(sql: "\(SQL.quote(target.properties[inverse].name)) = ?", arguments: [.integer(owner.rowID)])
+        return fetch(target, where: condition, orderBy: nil, limit: nil).compactMap { ($0 as? any StorageEntity)?._$backing }
+    }
+
+    func setToOne(_ backing: EntityBacking, _ index: Int, _ target: EntityBacking?) {
+        let property = backing.schema.properties[index]
+        guard let inverse = property.inverse, let targetSchema = property.target,
+              case .toOne = targetSchema.properties[inverse].kind else {
+            return backing.setToOne(index, target)
+        }
+        // One-to-one: both ends are columns; keep them pointing at each other.
+        let old = backing.toOneTarget(index)
+        if old === target { return }
+        if let old, old.toOneTarget(inverse) === backing { old.setToOne(inverse, nil) }
+        if let target {
+            if let previous = target.toOneTarget(inverse), previous !== backing, previous.toOneTarget(index) === target {
+                previous.setToOne(index, nil)
+            }
+            target.setToOne(inverse, backing)
+        }
+        backing.setToOne(index, target)
+    }
+
+    func setToMany(_ owner: EntityBacking, _ index: Int, _ targets: [EntityBacking]) {
+        let property = owner.schema.properties[index]
+        guard let inverse = property.inverse else { return }
+        for target in targets where target.context !== self {
+            record(.objectNotInStorage("\(owner.schema.name).\(property.name) was given an object of another storage"))
+            return
+        }
+        let keep = Set(targets.map(ObjectIdentifier.init))
+        for current in toManyTargets(owner, index) where !keep.contains(ObjectIdentifier(current)) {
+            current.setToOne(inverse, nil)
+        }
+        for target in targets { target.setToOne(inverse, owner) }
+    }
+}
+
+/// What one committed operation changed, by object. Delivered after the commit, for live results.
+public struct StorageChanges: Sendable, Equatable {
+    /// Objects inserted by the operation.
+    public internal(set) var inserted: Set<StorageObjectID> = []
+    /// Objects whose values changed (not counting inserted or deleted ones).
+    public internal(set) var updated: Set<StorageObjectID> = []
+    /// Objects deleted by the operation.
+    public internal(set) var deleted: Set<StorageObjectID> = []
+    /// Entities whose every row was deleted by ``SQLiteStorageManager/reset()``.
+    public internal(set) var resetEntities: Set<String> = []
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && resetEntities.isEmpty }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Everything ManagedStorage reports: what failed, where, and why.
+///
+/// Errors of an operation are deferred, as `StorageType`'s methods keep WooCommerce's non-throwing
+/// shapes: the first error recorded during an operation rolls its whole transaction back and reaches
+/// the generic `performAndSave`'s `Result` (or ``SQLiteStorageManager/errors()`` and `onError` for the
+/// `Void` form). Errors on `viewStorage` are reported there at once.
+public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// SQLite refused a statement: its (extended) result code, its message, and the SQL.
+    case sqlite(code: Int32, message: String, sql: String?)
+    /// Another connection held the write lock for longer than the configured busy timeout.
+    case busyTimeout(file: String, seconds: Double)
+    /// A mutation (`insertNewObject`, a property set, a delete) was attempted through read-only storage.
+    case readOnlyStorage(operation: String)
+    /// A stored value does not fit its property's type (a `NULL` in a non-optional column, text in an integer one).
+    case badValue(entity: String, property: String, rowID: Int64, found: String)
+    /// A predicate or sort uses something that has no SQL translation; names the part.
+    case unsupportedQuery(String)
+    /// A `.deny` relationship still had objects when its object was deleted.
+    case deleteDenied(entity: String, relationship: String)
+    /// An object was used in a storage it does not belong to, or after its operation ended.
+    case objectNotInStorage(String)
+    /// The entity declarations do not form a valid model (a missing target, an ambiguous inverse).
+    case model(String)
+    /// A migration threw; the store was restored to what it was before the pending migrations.
+    case migrationFailed(version: String, underlying: String)
+    /// The store was written by a newer program: it has migrations this program does not know.
+    case schemaNewerThanProgram(file: String, unknownVersions: [String])
+    /// After migrating, a table lacks columns the entities declare.
+    case schemaMismatch(entity: String, missingColumns: [String])
+    /// The store file was corrupt or not a database; it was moved aside and a fresh store opened.
+    case corruptStoreMovedAside(file: String, movedTo: String, cause: String)
+    /// The store could not be opened or created: the file and the cause.
+    case cannotOpen(file: String, cause: String)
+    /// The operation threw this error; the transaction was rolled back.
+    case operationFailed(String)
+    /// The manager was asked to do something while doing something that forbids it (such as `reset()`
+    /// inside an operation).
+    case misuse(String)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let code, let message, let sql):
+            "SQLite error \(code): \(message)" + (sql.map { " (in \($0))" } ?? "")
+        case .busyTimeout(let file, let seconds):
+            "\(file): another connection kept the write lock for more than \(seconds) s"
+        case .readOnlyStorage(let operation):
+            "\(operation): viewStorage is read-only; write with performAndSave"
+        case .badValue(let entity, let property, let rowID, let found):
+            "\(entity) row \(rowID): \(property) holds \(found), which its type cannot hold"
+        case .unsupportedQuery(let what):
+            "this query cannot be translated to SQL: \(what)"
+        case .deleteDenied(let entity, let relationship):
+            "cannot delete the \(entity): its \(relationship) relationship (delete rule .deny) is not empty"
+        case .objectNotInStorage(let what):
+            what
+        case .model(let what):
+            "invalid storage model: \(what)"
+        case .migrationFailed(let version, let underlying):
+            "migration \(version) failed, the store is unchanged: \(underlying)"
+        case .schemaNewerThanProgram(let file, let unknown):
+            "\(file) was written by a newer program (unknown migrations: \(unknown.joined(separator: ", ")))"
+        case .schemaMismatch(let entity, let missing):
+            "the \(entity) table lacks the declared columns \(missing.joined(separator: ", ")); add a StorageSchemaVersion that creates them"
+        case .corruptStoreMovedAside(let file, let movedTo, let cause):
+            "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
+        case .cannotOpen(let file, let cause):
+            "cannot open \(file): \(cause)"
+        case .operationFailed(let what):
+            "the operation failed and was rolled back: \(what)"
+        case .misuse(let what):
+            what
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+
+/// One column's value as SQLite stores it: what a ``StorageAttribute`` becomes in a row.
+public enum StorageValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    /// SQLite's name for the storage class, as errors print it.
+    public var typeName: String {
+        switch self {
+        case .null: "NULL"
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let v): "\(v)"
+        case .real(let v): "\(v)"
+        case .text(let v): String(reflecting: v)
+        case .blob(let v): "<\(v.count) bytes>"
+        }
+    }
+}
+
+/// The SQL column type an attribute is declared with.
+public enum StorageColumnType: String, Sendable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+}
+
+/// A value an entity's property can hold: it converts to and from one SQLite column.
+///
+/// The toolkit conforms `Bool`, the integer types, `Double`, `Float`, `String`, `Data`, `Date`, `UUID`,
+/// `URL` and `Decimal`, and `Optional` of any of them (an optional column may hold `NULL`). A
+/// `RawRepresentable` type whose raw value is an attribute conforms by declaring it:
+///
+/// ```swift
+/// enum OrderStatus: String, StorageAttribute { case pending, processing, completed }
+/// ```
+///
+/// Decoding never traps: a stored value of the wrong type makes ``decode(_:)`` return `nil`, and the
+/// store reports ``StorageError/badValue(entity:property:found:)`` instead of crashing.
+public protocol StorageAttribute: _ReadOnlyField, Equatable, Sendable where ReadOnlyField == Self {
+    /// The column type of this attribute.
+    static var columnType: StorageColumnType { get }
+    /// Whether the column accepts `NULL` (only `Optional` does).
+    static var isOptional: Bool { get }
+    /// The value a new object starts with (zero, empty, `false`, `nil`).
+    static var storageDefault: Self { get }
+    /// The value as a column value.
+    var storageValue: StorageValue { get }
+    /// The attribute for a column value, or `nil` when the column holds something this type cannot be.
+    static func decode(_ value: StorageValue) -> Self?
+}
+
+extension StorageAttribute {
+    public static var isOptional: Bool { false }
+    public static func _readOnly(_ value: Self) -> Self { value }
+}
+
+extension Optional: _ReadOnlyField where Wrapped: _ReadOnlyField {
+    public typealias ReadOnlyField = Wrapped.ReadOnlyField?
+    public static func _readOnly(_ value: Self) -> Wrapped.ReadOnlyField? { value.map(Wrapped._readOnly) }
+}
+
+extension Optional: StorageAttribute where Wrapped: StorageAttribute {
+    public static var columnType: StorageColumnType { Wrapped.columnType }
+    public static var isOptional: Bool { true }
+    public static var storageDefault: Self { nil }
+    public var storageValue: StorageValue { self?.storageValue ?? .null }
+    public static func decode(_ value: StorageValue) -> Self? {
+        if case .null = value { return .some(nil) }
+        return Wrapped.decode(value).map { .some($0) }
+    }
+}
+
+extension StorageAttribute where Self: FixedWidthInteger {
+    public static var columnType: StorageColumnType { .integer }
+    public static var storageDefault: Self { 0 }
+    public var storageValue: StorageValue { .integer(Int64(truncatingIfNeeded: self)) }
+    public static func decode(_ value: StorageValue) -> Self? {
+        guard case .integer(let v) = value else { return nil }
+        return Self(exactly: v)
+    }
+}
+
+extension Int: StorageAttribute {}
+extension Int64: StorageAttribute {}
+extension Int32: StorageAttribute {}
+extension Int16: StorageAttribute {}
+extension Int8: StorageAttribute {}
+extension UInt32: StorageAttribute {}
+extension UInt16: StorageAttribute {}
+extension UInt8: StorageAttribute {}
+
+extension Bool: StorageAttribute {
+    public static var columnType: StorageColumnType { .integer }
+    public static var storageDefault: Bool { false }
+    public var storageValue: StorageValue { .integer(self ? 1 : 0) }
+    public static func decode(_ value: StorageValue) -> Bool? {
+        guard case .integer(let v) = value else { return nil }
+        return v != 0
+    }
+}
+
+extension Double: StorageAttribute {
+    public static var columnType: StorageColumnType { .real }
+    public static var storageDefault: Double { 0 }
+    public var storageValue: StorageValue { .real(self) }
+    public static func decode(_ value: StorageValue) -> Double? {
+        switch value {
+        case .real(let v): v
+        // SQLite stores a whole REAL as an INTEGER when the column affinity allows it.
+        case .integer(let v): Double(v)
+        default: nil
+        }
+    }
+}
+
+extension Float: StorageAttribute {
+    public static var columnType: StorageColumnType { .real }
+    public static var storageDefault: Float { 0 }
+    public var storageValue: StorageValue { .real(Double(self)) }
+    public static func decode(_ value: StorageValue) -> Float? { Double.decode(value).map(Float.init) }
+}
+
+extension String: StorageAttribute {
+    public static var columnType: StorageColumnType { .text }
+    public static var storageDefault: String { "" }
+    public var storageValue: StorageValue { .text(self) }
+    public static func decode(_ value: StorageValue) -> String? {
+        guard case .text(let v) = value else { return nil }
+        return v
+    }
+}
+
+extension Data: StorageAttribute {
+    public static var columnType: StorageColumnType { .blob }
+    public static var storageDefault: Data { Data() }
+    public var storageValue: StorageValue { .blob(self) }
+    public static func decode(_ value: StorageValue) -> Data? {
+        switch value {
+        case .blob(let v): v
+        // Text read as data is its UTF-8 bytes, as SQLite itself converts it.
+        case .text(let v): Data(v.utf8)
+        default: nil
+        }
+    }
+}
+
+/// Dates are stored as seconds since 1970 (REAL), so they sort and compare in SQL.
+extension Date: StorageAttribute {
+    public static var columnType: StorageColumnType { .real }
+    public static var storageDefault: Date { Date(timeIntervalSince1970: 0) }
+    public var storageValue: StorageValue { .real(timeIntervalSince1970) }
+    public static func decode(_ value: StorageValue) -> Date? { Double.decode(value).map(Date.init(timeIntervalSince1970:)) }
+}
+
+/// UUIDs are stored as their uppercase text form.
+extension UUID: StorageAttribute {
+    public static var columnType: StorageColumnType { .text }
+    public static var storageDefault: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    public var storageValue: StorageValue { .text(uuidString) }
+    public static func decode(_ value: StorageValue) -> UUID? {
+        guard case .text(let v) = value else { return nil }
+        return UUID(uuidString: v)
+    }
+}
+
+/// URLs are stored as their absolute string.
+extension URL: StorageAttribute {
+    public static var columnType: StorageColumnType { .text }
+    public static var storageDefault: URL { URL(string: "about:blank")! }
+    public var storageValue: StorageValue { .text(absoluteString) }
+    public static func decode(_ value: StorageValue) -> URL? {
+        guard case .text(let v) = value else { return nil }
+        return URL(string: v)
+    }
+}
+
+/// Decimals are stored as text, so no digit is lost to a binary double.
+extension Decimal: StorageAttribute {
+    public static var columnType: StorageColumnType { .text }
+    public static var storageDefault: Decimal { 0 }
+    public var storageValue: StorageValue { .text(description) }
+    public static func decode(_ value: StorageValue) -> Decimal? {
+        switch value {
+        case .text(let v): Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
+        case .integer(let v): Decimal(v)
+        case .real(let v): Decimal(v)
+        default: nil
+        }
+    }
+}
+
+extension StorageAttribute where Self: RawRepresentable, RawValue: StorageAttribute {
+    public static var columnType: StorageColumnType { RawValue.columnType }
+    /// The first case whose raw value is the raw type's default, or the first `CaseIterable` case.
+    public static var storageDefault: Self {
+        if let value = Self(rawValue: RawValue.storageDefault) { return value }
+        if let iterable = Self.self as? any CaseIterable.Type, let first = firstCase(of: iterable) as? Self { return first }
+        preconditionFailure("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
+    }
+    public var storageValue: StorageValue { rawValue.storageValue }
+    public static func decode(_ value: StorageValue) -> Self? { RawValue.decode(value).flatMap(Self.init(rawValue:)) }
+}
+
+private func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { C.allCases.first }

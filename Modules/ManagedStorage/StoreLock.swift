@@ -1,0 +1,55 @@
+import Foundation
+import FileStorageKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shared `flock` on the store's sidecar `.<name>.sqlite.lock`, held by every open manager for its
+/// lifetime, so that moving a corrupt store aside (which takes it exclusively) never pulls the file
+/// from under another process that has it open.
+final class StoreLock: @unchecked Sendable {
+    private let fd: Int32
+
+    /// Opens the sidecar and takes the shared lock; `nil` when the folder is read-only and the
+    /// sidecar cannot be created (opening the store will then report why).
+    init?(for store: URL, timeout: Duration) throws(StorageError) {
+        let path = FileLock.lockURL(for: store).path
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+        guard Self.poll(fd, LOCK_SH, timeout: timeout) else {
+            close(fd)
+            throw .cannotOpen(file: store.path, cause: "another process is recovering the store and kept it locked for more than \(timeout)")
+        }
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Runs `body` with the lock held exclusively (no other manager has the store open), then goes
+    /// back to shared. `false` when other processes kept it shared until the deadline.
+    func withExclusive<R>(timeout: Duration, _ body: () throws(StorageError) -> R) throws(StorageError) -> R? {
+        guard Self.poll(fd, LOCK_EX, timeout: timeout) else {
+            _ = Self.poll(fd, LOCK_SH, timeout: .seconds(1))
+            return nil
+        }
+        defer { flock(fd, LOCK_SH) }
+        return try body()
+    }
+
+    private static func poll(_ fd: Int32, _ operation: Int32, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var pause: UInt32 = 1_000
+        while flock(fd, operation | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else { return false }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        return true
+    }
+}
