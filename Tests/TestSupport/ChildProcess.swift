@@ -24,6 +24,8 @@ public enum ChildTermination: Equatable, Sendable, CustomStringConvertible {
 public struct ChildProcessError: Error, CustomStringConvertible {
     /// What went wrong, with the command line and the output captured so far.
     public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// A program started with `posix_spawn`, its stdout and stderr captured, waited for against deadlines.

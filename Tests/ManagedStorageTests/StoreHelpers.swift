@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import ManagedStorage
+import ManagedTestModel
+import Synchronization
+import TestSupport
+
+/// A manager on a fresh store in its own temporary folder; errors it reports are collected.
+final class TestStore: @unchecked Sendable {
+    let folder: TemporaryFolder
+    let manager: SQLiteStorageManager
+    let log = ErrorLog()
+
+    init(name: String = "Store", model: StorageModel = testModel,
+         configure: (inout StorageConfiguration) -> Void = { _ in }) throws {
+        folder = try TemporaryFolder(prefix: "managed")
+        var configuration = StorageConfiguration(name: name, folder: folder.url)
+        configure(&configuration)
+        let log = self.log
+        configuration.onError = { error in log.append(error) }
+        manager = try SQLiteStorageManager(model: model, configuration: configuration)
+    }
+
+    var errors: [StorageError] { log.errors }
+
+    /// Runs the generic `performAndSave` and waits for its completion.
+    func perform<T: Sendable>(_ operation: @escaping @Sendable (StorageType) throws -> T) async -> Result<T, Error> {
+        await withCheckedContinuation { continuation in
+            manager.performAndSave(operation, completion: { continuation.resume(returning: $0) },
+                                   on: DispatchQueue.global())
+        }
+    }
+
+    /// Runs the `Void` `performAndSave` and waits for its completion.
+    func performVoid(_ operation: @escaping @Sendable (StorageType) -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            manager.performAndSave(operation, completion: { continuation.resume() }, on: DispatchQueue.global())
+        }
+    }
+}
+
+/// Inserts an order with `items` items (named "<id>-<n>") in `storage`.
+@discardableResult
+func insertOrder(_ storage: StorageType, id: Int64, status: String = "processing", total: Double = 10,
+                 items: Int = 0, date: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> Order {
+    let order = storage.insertNewObject(ofType: Order.self)
+    order.orderID = id
+    order.status = status
+    order.total = total
+    order.dateCreated = date.addingTimeInterval(Double(id))
+    for n in 0..<items {
+        let item = storage.insertNewObject(ofType: OrderItem.self)
+        item.itemID = id * 100 + Int64(n)
+        item.name = "\(id)-\(n)"
+        item.quantity = n + 1
+        item.order = order
+    }
+    return order
+}
+
+/// Runs `sql` on the store file through a connection of its own (another program's).
+func rawSQL(_ path: String, _ sql: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { try $0.execute(sql: sql) }
+    try queue.close()
+}
+
+/// The errors a manager reported, in order.
+final class ErrorLog: Sendable {
+    private let entries = Mutex<[StorageError]>([])
+    func append(_ error: StorageError) { entries.withLock { $0.append(error) } }
+    var errors: [StorageError] { entries.withLock { $0 } }
+}
