@@ -114,6 +114,31 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         return try writerQueue.sync { try runOperation(operation).get() }
     }
 
+    /// Runs `body` with a read-only storage whose every read sees one snapshot of the store: the
+    /// transactions committed before it started, whole, and nothing committed after.
+    ///
+    /// `viewStorage` starts a new snapshot for each fetch; use this when several reads must agree
+    /// (a count and a list, an object and its relationships). It never waits for the writer.
+    ///
+    /// - Throws: the first error recorded during `body` (a mutation attempt is one), or what it threw.
+    public func read<T>(_ body: (StorageType) throws -> T) throws -> T {
+        do {
+            return try pool.read { db -> T in
+                guard let connection = db.sqliteConnection else { throw StorageError.misuse("the reader's connection is closed") }
+                let context = StorageContext(model: model, access: .snapshot(StatementCache(connection: connection)),
+                                             report: { [hub] in hub.report($0) })
+                defer { context.end() }
+                let value = try body(context)
+                if let error = context.errors.first { throw error }
+                return value
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StorageError(error, file: fileURL.path)
+        }
+    }
+
     public func reset() {
         if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
             hub.report(.misuse("reset() was called from inside an operation; call it outside performAndSave"))

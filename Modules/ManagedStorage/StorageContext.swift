@@ -13,6 +13,8 @@ final class StorageContext: StorageType {
         case writer(StatementCache)
         /// `viewStorage`: each read is its own snapshot from the pool.
         case reader(DatabasePool)
+        /// ``SQLiteStorageManager/read(_:)``: every read of the closure in one snapshot.
+        case snapshot(StatementCache)
         /// The operation ended; the storage no longer reads or writes.
         case ended
     }
@@ -67,6 +69,7 @@ final class StorageContext: StorageType {
     /// Ends the operation: statements are finalized and objects stop reading.
     func end() {
         if case .writer(let cache) = access { cache.clear() }
+        if case .snapshot(let cache) = access { cache.clear() }
         access = .ended
         registered.removeAll()
         inserted.removeAll()
@@ -80,7 +83,7 @@ final class StorageContext: StorageType {
     /// Records an error: in the writer it fails the operation; in `viewStorage` it is reported now.
     func record(_ error: StorageError) {
         switch access {
-        case .writer: errors.append(error)
+        case .writer, .snapshot: errors.append(error)
         case .reader, .ended: report(error)
         }
     }
@@ -88,7 +91,7 @@ final class StorageContext: StorageType {
     func allowsMutation(_ what: String) -> Bool {
         switch access {
         case .writer: return true
-        case .reader:
+        case .reader, .snapshot:
             record(.readOnlyStorage(operation: what))
             return false
         case .ended:
@@ -102,7 +105,7 @@ final class StorageContext: StorageType {
     /// Runs `body` with a statement cache on a connection: the writer's own, or a pooled reader's.
     func withStatements<R>(_ body: (StatementCache) throws(StorageError) -> R) throws(StorageError) -> R {
         switch access {
-        case .writer(let cache):
+        case .writer(let cache), .snapshot(let cache):
             return try body(cache)
         case .reader(let pool):
             do {

@@ -121,7 +121,7 @@ public struct ProcessFaults: Sendable {
             let end = try await child.waitForExit(deadline: .now + deadline)
             guard end == .signaled(SIGKILL) else { throw child.error("trial \(trial) of seed \(seed): ended by itself (\(end))") }
             try await check(KilledProbe(label: label, trial: trial, seed: seed, pauseMicroseconds: pause,
-                                        readyLine: line, pid: child.pid))
+                                        readyLine: line, pid: child.pid, outputLines: child.outputLines))
         }
         let run = KillRun(label: label, seed: seed, trials: trials, elapsed: ContinuousClock.now - started)
         print("\(run)")
@@ -193,6 +193,8 @@ public struct KilledProbe: Sendable, CustomStringConvertible {
     public let readyLine: String
     /// The killed process.
     public let pid: pid_t
+    /// Every line the probe printed before it was killed (what it reported as done).
+    public var outputLines: [String] = []
 
     /// The number after the ready line's first word, if any (`ready 17` gives 17).
     public var readyNumber: Int? { readyLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
