@@ -83,7 +83,7 @@ extension StorageEntityMacro {
                 context.diagnose(Diagnostic(node: variable.bindingSpecifier, message: StorageEntityDiagnostic.letProperty))
                 continue
             }
-            guard variable.isStoredCandidate || variable.hasObservers else { continue }
+            guard variable.isStoredCandidate || variable.hasObservers || variable.bindings.count > 1 else { continue }
             if variable.hasObservers {
                 context.diagnose(Diagnostic(node: variable.bindingSpecifier, message: StorageEntityDiagnostic.observers))
             } else if variable.bindings.count > 1 {
@@ -117,11 +117,11 @@ extension StorageEntityMacro: MemberMacro {
             let extra = property.relationshipArguments.map { $0.isEmpty ? "" : ", " + $0 } ?? ""
             return "        .property(\(literal(property.name)), \\\(typeName).\(property.name)\(extra))"
         }
-        let fields = properties.map { "        \(access)let \($0.name): ManagedStorage._ReadOnlyFieldOf<\($0.type)>" }
+        let fields = properties.map { "\(access)let \($0.name): ManagedStorage._ReadOnlyFieldOf<\($0.type)>" }
         let parameters = (["objectID: ManagedStorage.StorageObjectID"] + properties.map { "\($0.name): ManagedStorage._ReadOnlyFieldOf<\($0.type)>" })
             .joined(separator: ", ")
         let assignments = (["self.objectID = objectID"] + properties.map { "self.\($0.name) = \($0.name)" })
-            .map { "            " + $0 }.joined(separator: "\n")
+            .joined(separator: "\n")
         let conversions = (["objectID: _$backing.permanentObjectID()"] + properties.map { "\($0.name): ManagedStorage._readOnlyValue(self.\($0.name))" })
             .joined(separator: ", ")
         return [
@@ -142,10 +142,10 @@ extension StorageEntityMacro: MemberMacro {
             \(raw: access)struct ReadOnly: Sendable, Equatable {
                 /// The object's permanent identifier.
                 \(raw: access)let objectID: ManagedStorage.StorageObjectID
-            \(raw: fields.joined(separator: "\n"))
+                \(raw: fields.joined(separator: "\n    "))
 
                 \(raw: access)init(\(raw: parameters)) {
-            \(raw: assignments)
+                    \(raw: assignments.replacingNewlines("\n        "))
                 }
             }
             """,
@@ -250,5 +250,12 @@ extension VariableDeclSyntax {
             && !modifiers.contains { $0.name.tokenKind == .keyword(.lazy) }
             && bindings.count == 1 && bindings.first?.accessorBlock == nil
             && singleName.map { !$0.hasPrefix("_$") } == true
+    }
+}
+
+extension String {
+    /// The string with each line break followed by `indent`.
+    func replacingNewlines(_ indent: String) -> String {
+        split(separator: "\n", omittingEmptySubsequences: false).joined(separator: indent)
     }
 }

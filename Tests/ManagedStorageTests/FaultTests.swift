@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import ManagedStorage
+import ManagedTestModel
+import Testing
+import TestSupport
+
+/// Damaged files, failed and newer migrations, a full disk and a read-only folder: each a typed error,
+/// the previous data intact or moved aside, never a crash.
+@Suite struct FaultTests {
+    static func configuration(_ folder: URL) -> StorageConfiguration {
+        var configuration = StorageConfiguration(name: "Store", folder: folder)
+        configuration.onError = { _ in }
+        return configuration
+    }
+
+    /// A store of `count` orders in `folder`, closed again (its log checkpointed into the file).
+    static func makeStore(_ folder: URL, orders count: Int) throws {
+        let manager = try SQLiteStorageManager(model: testModel, configuration: configuration(folder))
+        try manager.writeAndWait { storage in
+            for id in 1...count {
+                let order = storage.insertNewObject(ofType: Order.self)
+                order.orderID = Int64(id)
+                order.customerNote = String(repeating: "x", count: 200)
+            }
+        }
+    }
+
+    static func orderCount(_ folder: URL, model: StorageModel = testModel) throws -> Int {
+        try SQLiteStorageManager(model: model, configuration: configuration(folder)).read { $0.countObjects(ofType: Order.self) }
+    }
+
+    @Test func garbageFileIsMovedAsideAndAFreshStoreOpens() throws {
+        let folder = try TemporaryFolder(prefix: "managed-garbage")
+        let file = folder.file("Store.sqlite")
+        let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: file)
+        let log = ErrorLog()
+        var configuration = Self.configuration(folder.url)
+        configuration.onError = { log.append($0) }
+        let manager = try SQLiteStorageManager(model: testModel, configuration: configuration)
+        guard case .corruptStoreMovedAside(let original, let movedTo, let cause)? = manager.recoveredFromCorruption else {
+            Issue.record("expected corruptStoreMovedAside, got \(String(describing: manager.recoveredFromCorruption))")
+            return
+        }
+        #expect(original == file.path && cause.contains("26"), "SQLITE_NOTADB: \(cause)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == garbage, "the damaged file is kept, byte for byte")
+        #expect(log.errors == [manager.recoveredFromCorruption!], "reported on the error hook")
+        #expect(try manager.writeAndWait { storage in storage.countObjects(ofType: Order.self) } == 0)
+    }
+
+    @Test func truncatedDatabaseIsFoundAtOpenAndMovedAside() throws {
+        let folder = try TemporaryFolder(prefix: "managed-truncated")
+        try Self.makeStore(folder.url, orders: 2000)
+        let file = folder.file("Store.sqlite")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal") || size > 100_000)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        let manager = try SQLiteStorageManager(model: testModel, configuration: Self.configuration(folder.url))
+        guard case .corruptStoreMovedAside(_, let movedTo, _)? = manager.recoveredFromCorruption else {
+            Issue.record("expected corruptStoreMovedAside, got \(String(describing: manager.recoveredFromCorruption))")
+            return
+        }
+        #expect(FileManager.default.fileExists(atPath: movedTo))
+        #expect(try manager.read { $0.countObjects(ofType: Order.self) } == 0)
+    }
+
+    @Test func failedMigrationLeavesTheStoreExactlyAsItWas() throws {
+        struct Refused: Error {}
+        let folder = try TemporaryFolder(prefix: "managed-migration")
+        try Self.makeStore(folder.url, orders: 50)
+        let file = folder.file("Store.sqlite")
+        let failing = StorageModel(entities: testModel.entities, versions: [
+            StorageSchemaVersion("2-add-table") { db in try db.execute(sql: "CREATE TABLE extra (x INTEGER)") },
+            StorageSchemaVersion("3-move-notes") { db in
+                try db.execute(sql: #"UPDATE "Order" SET "customerNote" = NULL"#)
+                throw Refused()
+            },
+        ])
+        #expect(throws: StorageError.migrationFailed(version: "3-move-notes", underlying: "Refused()")) {
+            try SQLiteStorageManager(model: failing, configuration: Self.configuration(folder.url))
+        }
+        let queue = try DatabaseQueue(path: file.path)
+        let (tables, migrations, notes) = try queue.read { db in
+            (try db.tableExists("extra"), try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+             try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Order" WHERE "customerNote" IS NOT NULL"#) ?? 0)
+        }
+        try queue.close()
+        #expect(!tables && migrations == ["ManagedStorage.create"] && notes == 50, "neither version 2 nor 3 stayed")
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".before-migration"))
+        // The fixed program migrates the same store.
+        let fixed = StorageModel(entities: testModel.entities, versions: [
+            StorageSchemaVersion("2-add-table") { db in try db.execute(sql: "CREATE TABLE extra (x INTEGER)") },
+        ])
+        #expect(try Self.orderCount(folder.url, model: fixed) == 50)
+    }
+
+    @Test func storeWrittenByANewerProgramIsATypedError() throws {
+        let folder = try TemporaryFolder(prefix: "managed-newer")
+        let newer = StorageModel(entities: testModel.entities, versions: [
+            StorageSchemaVersion("2-index") { db in try db.execute(sql: #"CREATE INDEX order_status ON "Order"("status")"#) },
+        ])
+        _ = try SQLiteStorageManager(model: newer, configuration: Self.configuration(folder.url))
+        let path = folder.file("Store.sqlite").path
+        #expect(throws: StorageError.schemaNewerThanProgram(file: path, unknownVersions: ["2-index"])) {
+            try SQLiteStorageManager(model: testModel, configuration: Self.configuration(folder.url))
+        }
+        #expect(try Self.orderCount(folder.url, model: newer) == 0, "the newer program still opens it")
+    }
+
+    @Test func aMigrationInterruptedByAKillIsUndoneAtTheNextOpen() throws {
+        let folder = try TemporaryFolder(prefix: "managed-interrupted")
+        try Self.makeStore(folder.url, orders: 20)
+        let file = folder.file("Store.sqlite")
+        // What a process killed mid-migration leaves: the copy taken before, and a half-changed store.
+        let queue = try DatabaseQueue(path: file.path)
+        try queue.backup(to: try DatabaseQueue(path: file.path + ".before-migration"))
+        try queue.write { db in try db.execute(sql: #"DELETE FROM "Order" WHERE "orderID" > 5"#) }
+        try queue.close()
+        #expect(try Self.orderCount(folder.url) == 20)
+        #expect(!FileManager.default.fileExists(atPath: file.path + ".before-migration"))
+    }
+
+    @Test func fullDiskIsATypedErrorAndKeepsThePreviousData() async throws {
+        let folder = try TemporaryFolder(prefix: "managed-full")
+        try Self.makeStore(folder.url, orders: 100)
+        let faults = try ProcessFaults(program: "managed-probe")
+        let child = try await faults.runWithFileSizeLimit(64 * 1024, ["insert", folder.url.path, "9999", "500000"])
+        #expect(child.termination == .exited(1), "\(child.standardError)")
+        #expect(child.standardError.contains("error: "), "\(child.standardError)")
+        #expect(try Self.orderCount(folder.url) == 100)
+    }
+
+    @Test(.enabled(if: ProcessFaults.canRunUnprivileged, "needs root and setpriv or runuser"))
+    func readOnlyFolderIsATypedErrorAndKeepsTheData() async throws {
+        let temp = try TemporaryFolder(prefix: "managed-readonly")
+        let folder = temp.folder("store")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.makeStore(folder, orders: 10)
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        try ProcessFaults.makeReadOnly(folder, files: files, in: temp)
+        let faults = try ProcessFaults(program: "managed-probe")
+        let child = try await faults.runUnprivileged(["insert", folder.path, "77", "10"])
+        #expect(child.termination == .exited(1), "\(child.standardError)")
+        #expect(child.standardError.contains("error: "), "\(child.standardError)")
+        #expect(try Self.orderCount(folder) == 10)
+    }
+}
