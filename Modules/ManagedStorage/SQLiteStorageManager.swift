@@ -222,7 +222,27 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
             outcome = .failure(StorageError(error, file: fileURL.path, busyTimeout: configuration.busyTimeout))
             committed = nil
         }
-        if let committed, !committed.isEmpty { hub.publish(committed) }
+        if let committed, !committed.isEmpty {
+            hub.publish(committed)
+            boundWriteAheadLog()
+        }
         return outcome
+    }
+
+    /// Keeps the `-wal` file near ``StorageConfiguration/walSizeLimit``.
+    ///
+    /// SQLite's automatic checkpoints copy the log into the store every 1000 pages, but the log only
+    /// starts over when no reader is using it at that moment; readers that never pause (another
+    /// process reading in a loop) can keep it growing. Past the limit, a `TRUNCATE` checkpoint waits
+    /// (within the busy timeout) for the readers of older snapshots to finish, copies everything, and
+    /// truncates the log to zero bytes.
+    private func boundWriteAheadLog() {
+        var info = stat()
+        guard stat(fileURL.path + "-wal", &info) == 0, Int(info.st_size) > configuration.walSizeLimit else { return }
+        do {
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+            // Busy readers: the next commit tries again. Not an error the caller can act on.
+        }
     }
 }

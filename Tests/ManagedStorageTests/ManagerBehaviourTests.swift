@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import ManagedStorage
+import ManagedTestModel
+import Synchronization
+import Testing
+import TestSupport
+
+/// Ordering, the write lock's deadline, reset, the change stream and the size of the write-ahead log.
+@Suite struct ManagerBehaviourTests {
+    @Test func writesRunInSubmissionOrderWhicheverFormSubmitsThem() async throws {
+        let store = try TestStore()
+        let order = Mutex<[Int]>([])
+        let done = AsyncStream<Void>.makeStream()
+        for n in 0..<60 {
+            if n % 3 == 0 {
+                store.manager.performAndSave({ storage in
+                    order.withLock { $0.append(n) }
+                    insertOrder(storage, id: Int64(n))
+                }, completion: nil, on: .global())
+            } else {
+                store.manager.performAndSave({ storage -> Int in
+                    order.withLock { $0.append(n) }
+                    return storage.countObjects(ofType: Order.self)
+                }, completion: { _ in if n == 59 { done.continuation.yield() } }, on: .global())
+            }
+        }
+        var iterator = done.stream.makeAsyncIterator()
+        await iterator.next()
+        #expect(order.withLock { $0 } == Array(0..<60))
+    }
+
+    @Test func aWriteLockHeldElsewhereEndsInATypedTimeout() async throws {
+        let store = try TestStore { $0.busyTimeout = .milliseconds(300) }
+        var config = Configuration()
+        config.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: store.manager.fileURL.path, configuration: config)
+        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let started = ContinuousClock.now
+        let result = await store.perform { insertOrder($0, id: 1).orderID }
+        try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        guard case .failure(let error as StorageError) = result, case .busyTimeout(let file, _) = error else {
+            Issue.record("expected busyTimeout, got \(result)")
+            return
+        }
+        #expect(file == store.manager.fileURL.path)
+        #expect(ContinuousClock.now - started >= .milliseconds(250), "it waited for the lock first")
+        #expect(try await store.perform { insertOrder($0, id: 2).orderID }.get() == 2, "and works once the lock is free")
+    }
+
+    @Test func resetDeletesTheRowsKeepsTheFileAndTellsEveryone() async throws {
+        let store = try TestStore()
+        _ = try await store.perform { storage in for id in 1...3 { insertOrder(storage, id: Int64(id), items: 2) } }.get()
+        let inode = try #require(try FileManager.default.attributesOfItem(atPath: store.manager.fileURL.path)[.systemFileNumber] as? Int)
+        let resets = store.manager.resets()
+        let changes = store.manager.changes()
+        let notified = Mutex(false)
+        let observer = NotificationCenter.default.addObserver(forName: .storageManagerDidResetStorage, object: store.manager, queue: nil) { _ in
+            notified.withLock { $0 = true }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        store.manager.reset()
+        var resetIterator = resets.makeAsyncIterator()
+        await resetIterator.next()
+        var changeIterator = changes.makeAsyncIterator()
+        let change = await changeIterator.next()
+        #expect(change?.resetEntities.contains("Order") == true)
+        #expect(notified.withLock { $0 })
+        let counts = try await store.perform { [$0.countObjects(ofType: Order.self), $0.countObjects(ofType: OrderItem.self)] }.get()
+        #expect(counts == [0, 0])
+        let after = try FileManager.default.attributesOfItem(atPath: store.manager.fileURL.path)[.systemFileNumber] as? Int
+        #expect(after == inode, "the same file: other processes keep a valid store")
+        // Ids are not reused after a reset (AUTOINCREMENT), so an old object ID never finds a new object.
+        let id = try await store.perform { insertOrder($0, id: 9).toReadOnly().objectID.rowID }.get()
+        #expect(id > 3)
+    }
+
+    @Test func changeStreamReportsEachCommitAndNothingForARollback() async throws {
+        let store = try TestStore()
+        let changes = store.manager.changes()
+        let first = try await store.perform { insertOrder($0, id: 1, items: 1).toReadOnly() }.get()
+        _ = await store.perform { storage -> Int in
+            insertOrder(storage, id: 2)
+            throw CancellationError()
+        }
+        _ = try await store.perform { storage in
+            storage.deleteObject(storage.loadObject(ofType: Order.self, with: first.objectID)!)
+        }.get()
+        var iterator = changes.makeAsyncIterator()
+        let inserted = await iterator.next()
+        let deleted = await iterator.next()
+        #expect(inserted?.inserted == [first.objectID, first.items[0].objectID])
+        #expect(deleted?.deleted == [first.objectID, first.items[0].objectID], "the rolled-back operation sent nothing")
+    }
+
+    @Test func writeAheadLogStaysBoundedWhileAnotherConnectionReadsWithoutPause() async throws {
+        let store = try TestStore { $0.walSizeLimit = 1 << 20 }
+        let reader = try SQLiteStorageManager(model: testModel, configuration: StorageConfiguration(name: "Store", folder: store.folder.url))
+        let stop = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let readerThread = Thread {
+            while !stop.load(ordering: .relaxed) {
+                _ = try? reader.read { $0.countObjects(ofType: Order.self) }
+                reads.add(1, ordering: .relaxed)
+            }
+        }
+        readerThread.start()
+        var largest = 0
+        let note = String(repeating: "w", count: 40_000)
+        for id in 1...400 {
+            _ = try await store.perform { storage in
+                let order = storage.insertNewObject(ofType: Order.self)
+                order.orderID = Int64(id)
+                order.customerNote = note
+            }.get()
+            let size = (try? FileManager.default.attributesOfItem(atPath: store.manager.fileURL.path + "-wal")[.size] as? Int) ?? 0
+            largest = max(largest, size ?? 0)
+        }
+        stop.store(true, ordering: .relaxed)
+        print("WAL: largest \(largest) bytes after 400 commits of 40 KB, \(reads.load(ordering: .relaxed)) reads meanwhile")
+        #expect(reads.load(ordering: .relaxed) > 100, "the reader really read throughout")
+        #expect(largest < 3 << 20, "16 MB written; the log stayed near its 1 MB limit (largest \(largest))")
+    }
+}
