@@ -59,11 +59,13 @@ let package = Package(
                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
-        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage", "PlistTool"]),
+        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage", "OrdersKit", "PlistTool"]),
         app("profile", dependencies: ["ModelPersistence", argumentParser]),
         app("flashcards", dependencies: ["CollectionStore", argumentParser]),
         app("settings", dependencies: ["StateGraph", argumentParser]),
-        app("orders", dependencies: ["ManagedStorage", argumentParser]),
+        // The `orders` command's implementation, a library so the tour can run it in-process and as a second process.
+        .target(name: "OrdersKit", dependencies: ["ManagedStorage", "FileStorageKit", argumentParser], path: "Apps/orders/OrdersKit"),
+        .executableTarget(name: "orders", dependencies: ["OrdersKit"], path: "Apps/orders/Command"),
         .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),

@@ -120,7 +120,8 @@ public final class EntityBacking {
         if let cached = related[index] { return cached }
         guard case .integer(let target) = values[index], let schema = schema.properties[index].target else { return nil }
         let backing = context?.backing(of: schema, rowID: target)
-        related[index] = .some(backing)
+        // Cached only in the writer, whose objects live as long as the operation.
+        if context?.isWriter == true { related[index] = .some(backing) }
         return backing
     }
 
@@ -129,7 +130,7 @@ public final class EntityBacking {
     /// A to-many relationship's objects, oldest first.
     public func get<T: StorageEntity>(_ index: Int) -> [T] {
         guard let context else { return [] }
-        return context.toManyTargets(self, index).compactMap { $0.object as? T }
+        return context.toManyObjects(self, index).compactMap { $0 as? T }
     }
 
     /// Replaces a to-many relationship's objects: the removed ones stop pointing here, the added ones

@@ -177,16 +177,21 @@ final class StorageContext: StorageType {
     /// The object of `type` for `rowID`, registered or read now; `nil` when the row does not exist.
     func object<T: StorageEntity>(ofType type: T.Type, rowID: Int64) -> T? {
         guard let schema = schema(for: T.self) else { return nil }
-        return backing(of: schema, rowID: rowID)?.object as? T
+        return entity(of: schema, rowID: rowID) as? T
+    }
+
+    /// The object for `rowID`: registered, inserted, or read now. (`viewStorage` holds its objects
+    /// weakly, so callers keep the object, not just its backing.)
+    func entity(of schema: EntitySchema, rowID: Int64) -> AnyObject? {
+        if rowID < 0 {
+            return inserted.first { $0.backing.rowID == rowID && $0.backing.schema === schema }?.object
+        }
+        if let object = registration(schema, rowID) { return object }
+        return fetch(schema, where: SQLFragment(sql: "\"id\" = ?", arguments: [.integer(rowID)]), orderBy: nil, limit: 1).first
     }
 
     func backing(of schema: EntitySchema, rowID: Int64) -> EntityBacking? {
-        if rowID < 0 {
-            return inserted.first { $0.backing.rowID == rowID && $0.backing.schema === schema }?.backing
-        }
-        if let object = registration(schema, rowID) as? any StorageEntity { return object._$backing }
-        let fetched = fetch(schema, where: SQLFragment(sql: "\"id\" = ?", arguments: [.integer(rowID)]), orderBy: nil, limit: 1)
-        return (fetched.first as? any StorageEntity)?._$backing
+        (entity(of: schema, rowID: rowID) as? any StorageEntity)?._$backing
     }
 
     func schema<T: StorageEntity>(for type: T.Type) -> EntitySchema? {
@@ -407,14 +412,19 @@ final class StorageContext: StorageType {
 
     // MARK: Relationships
 
-    /// The objects of the to-many `index` of `owner`: those whose inverse to-one points at it.
+    /// The backings of the to-many `index` of `owner` (for the writer, which keeps its objects).
     func toManyTargets(_ owner: EntityBacking, _ index: Int) -> [EntityBacking] {
+        toManyObjects(owner, index).compactMap { ($0 as? any StorageEntity)?._$backing }
+    }
+
+    /// The objects of the to-many `index` of `owner`: those whose inverse to-one points at it.
+    func toManyObjects(_ owner: EntityBacking, _ index: Int) -> [AnyObject] {
         let property = owner.schema.properties[index]
         guard let target = property.target, let inverse = property.inverse else { return [] }
         if isWriter && owner.rowID < 0 { flush() }
         guard owner.rowID > 0 else { return [] }
         let condition = SQLFragment(sql: "\(SQL.quote(target.properties[inverse].name)) = ?", arguments: [.integer(owner.rowID)])
-        return fetch(target, where: condition, orderBy: nil, limit: nil).compactMap { ($0 as? any StorageEntity)?._$backing }
+        return fetch(target, where: condition, orderBy: nil, limit: nil)
     }
 
     func setToOne(_ backing: EntityBacking, _ index: Int, _ target: EntityBacking?) {

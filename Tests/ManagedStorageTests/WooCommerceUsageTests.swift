@@ -43,6 +43,25 @@ import Testing
         #expect(store.errors.isEmpty)
     }
 
+    @Test @MainActor func viewStorageAndSnapshotsFollowRelationships() async throws {
+        let store = try TestStore()
+        await store.performVoid { storage in
+            let customer = storage.insertNewObject(ofType: Customer.self)
+            customer.name = "Ada"
+            insertOrder(storage, id: 1, items: 3).customer = customer
+        }
+        let order = try #require(store.manager.viewStorage.firstObject(ofType: Order.self))
+        #expect(order.items.map(\.name) == ["1-0", "1-1", "1-2"])
+        #expect(order.items.first?.order === order, "the inverse gives the same instance")
+        #expect(order.customer?.name == "Ada")
+        #expect(order.customer?.orders.map(\.orderID) == [1])
+        let fromSnapshot = try store.manager.read { storage in
+            storage.allObjects(ofType: Order.self).map { "\($0.items.count) \($0.customer?.name ?? "-")" }
+        }
+        #expect(fromSnapshot == ["3 Ada"])
+        #expect(store.errors.isEmpty, "\(store.errors)")
+    }
+
     @Test func predicatesAndSorting() async throws {
         let store = try TestStore()
         let statuses = ["processing", "completed", "on-hold", "processing", "cancelled", "processing"]
