@@ -6,6 +6,7 @@ enum TourSteps {
         ModelPersistenceStep(),
         CollectionStoreStep(),
         StateGraphStep(),
+        ManagedStorageStep(),
         PlistStep(),
     ]
 }

@@ -1,6 +1,13 @@
 import Foundation
+import OrdersKit
 
 // tour: runs every sample scenario end to end in a fresh data folder. See README.md.
+
+// The ManagedStorage step's second process: this program, running the `orders` command.
+if CommandLine.arguments.dropFirst().first == ManagedStorageStep.childFlag {
+    OrdersCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
 
 let parsed = TourOptions.parse(Array(CommandLine.arguments.dropFirst()))
 guard let options = parsed.options else {
