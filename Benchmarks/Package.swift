@@ -8,6 +8,7 @@
 //   Benchmarks/.build/release/collection-bench
 //   Benchmarks/.build/release/graph-bench
 //   Benchmarks/.build/release/plist-tool-bench
+//   Benchmarks/.build/release/managed-bench
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -16,7 +17,11 @@ let rootPackage = String(#filePath.split(separator: "/").dropLast(2).last ?? "ma
 let package = Package(
     name: "persistence-toolkit-benchmarks",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        // The same GRDB.swift as the root package, for raw SQLite (GRDBSQLite) on the peer side of managed-bench.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
     targets: [
         // What the benchmark programs share: alternating measurement, option parsing, the file-system probe.
         .target(name: "BenchSupport", path: "Sources/BenchSupport"),
@@ -49,6 +54,12 @@ let package = Package(
             name: "plist-tool-bench",
             dependencies: ["BenchSupport", .product(name: "PlistCodec", package: rootPackage)],
             path: "Sources/plist-tool-bench"
+        ),
+        .executableTarget(
+            name: "managed-bench",
+            dependencies: ["BenchSupport", .product(name: "ManagedStorage", package: rootPackage),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "Sources/managed-bench"
         ),
     ],
     swiftLanguageModes: [.v6]
