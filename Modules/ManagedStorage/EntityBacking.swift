@@ -10,23 +10,25 @@ public final class EntityBacking {
     /// The row's id once saved; a negative temporary id before.
     var rowID: Int64
     /// One value per property: attributes and to-one foreign keys; `.null` for to-many slots.
-    var values: [StorageValue]
-    /// Which properties changed since the last save (attributes and to-one relationships).
-    var changed: [Bool]
+    @usableFromInline var values: [StorageValue]
+    /// Which properties changed since the last save (empty until the first change).
+    var changed: [Bool] = []
     var changeCount = 0
     /// To-one relationships set to objects in this storage (saved or not), by property index.
     var related: [Int: EntityBacking?] = [:]
     var isInserted = false
     public internal(set) var isDeleted = false
     weak var context: StorageContext?
-    /// The entity instance around this state (the storage keeps it alive while it is registered).
-    weak var object: AnyObject?
+    /// The entity instance around this state. It owns this backing, so it lives at least as long
+    /// wherever the backing is reached through it; `unowned` rather than `weak` because a weak
+    /// reference gives every object a side table (an allocation per row). Read only in the writer's
+    /// storage, which keeps every object it hands out until the operation ends.
+    unowned var object: AnyObject?
 
     init(schema: EntitySchema, rowID: Int64, values: [StorageValue], context: StorageContext?) {
         self.schema = schema
         self.rowID = rowID
         self.values = values
-        self.changed = Array(repeating: false, count: values.count)
         self.context = context
     }
 
@@ -41,6 +43,9 @@ public final class EntityBacking {
     }
 
     func markChanged(_ index: Int) {
+        // A new object is written whole: nothing to track until it is saved.
+        if isInserted { return }
+        if changed.isEmpty { changed = Array(repeating: false, count: values.count) }
         if !changed[index] {
             changed[index] = true
             changeCount += 1
@@ -55,17 +60,34 @@ public final class EntityBacking {
         }
     }
 
+    /// Whether property `index` changed since the last save.
+    func isChanged(_ index: Int) -> Bool { !changed.isEmpty && changed[index] }
+
+    /// Marks property `index` for the next update without the bookkeeping of a user's set.
+    func forceChanged(_ index: Int) {
+        if changed.isEmpty { changed = Array(repeating: false, count: values.count) }
+        changed[index] = true
+    }
+
     private func allowsMutation(_ what: @autoclosure () -> String) -> Bool {
         guard let context else { return true }
+        // The writer's storage allows everything: no message is built on this path (it runs per property set).
+        if context.isWriterStorage { return true }
         return context.allowsMutation(what())
     }
 
     // MARK: Attributes
 
     /// An attribute's value.
+    @inlinable
     public func get<V: StorageAttribute>(_ index: Int) -> V {
         if let value = V.decode(values[index]) { return value }
-        // Values are checked when a row is read, so this is only reachable through a bug; report, never trap.
+        return badValue(index)
+    }
+
+    /// Values are checked when a row is read, so this is only reachable through a bug: report, never trap.
+    @usableFromInline
+    func badValue<V: StorageAttribute>(_ index: Int) -> V {
         context?.record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
                                   found: values[index].description))
         return V.storageDefault

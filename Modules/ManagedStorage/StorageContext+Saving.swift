@@ -27,13 +27,14 @@ extension StorageContext {
         inserted.removeAll()
         var closingUpdates: [EntityBacking] = []
         var inProgress = Set<ObjectIdentifier>()
+        var statements: [ObjectIdentifier: RawStatement] = [:]
 
         func insert(_ backing: EntityBacking, object: AnyObject) throws(StorageError) {
             guard backing.isInserted, !backing.isDeleted else { return }
             inProgress.insert(ObjectIdentifier(backing))
             let schema = backing.schema
             var needsClosingUpdate = false
-            for index in schema.toOneIndexes {
+            for index in schema.toOneIndexes where !backing.related.isEmpty {
                 guard let target = backing.related[index].flatMap({ $0 }) else { continue }
                 if target.rowID < 0 && target.isInserted && !target.isDeleted {
                     if inProgress.contains(ObjectIdentifier(target)) {
@@ -44,7 +45,13 @@ extension StorageContext {
                 }
                 backing.values[index] = target.rowID > 0 && !target.isDeleted ? .integer(target.rowID) : .null
             }
-            let statement = try cache.statement(schema.insertSQL)
+            let statement: RawStatement
+            if let cached = statements[ObjectIdentifier(schema)] {
+                statement = cached
+            } else {
+                statement = try cache.statement(schema.insertSQL)
+                statements[ObjectIdentifier(schema)] = statement
+            }
             var parameter: Int32 = 1
             for index in schema.columns {
                 statement.bind(backing.values[index], at: parameter)
@@ -57,7 +64,7 @@ extension StorageContext {
             register(backing, object: object)
             changes.inserted.insert(backing.objectID)
             if needsClosingUpdate {
-                for index in schema.toOneIndexes where backing.related[index] != nil { backing.changed[index] = true }
+                for index in schema.toOneIndexes where backing.related[index] != nil { backing.forceChanged(index) }
                 backing.changeCount = 1
                 closingUpdates.append(backing)
             }
@@ -80,7 +87,7 @@ extension StorageContext {
             let schema = backing.schema
             var assignments: [String] = []
             var arguments: [StorageValue] = []
-            for index in schema.columns where backing.changed[index] {
+            for index in schema.columns where backing.isChanged(index) {
                 if case .toOne = schema.properties[index].kind, let target = backing.related[index] {
                     backing.values[index] = target.map { $0.rowID > 0 && !$0.isDeleted ? .integer($0.rowID) : .null } ?? .null
                 }

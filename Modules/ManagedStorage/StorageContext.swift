@@ -59,7 +59,12 @@ final class StorageContext: StorageType {
         self.model = model
         self.access = access
         self.report = report
+        if case .writer = access { isWriterStorage = true } else { isWriterStorage = false }
     }
+
+    /// Whether this is the writer's storage of an operation still running (a stored flag: it is read
+    /// on every property set).
+    private(set) var isWriterStorage: Bool
 
     var isWriter: Bool {
         if case .writer = access { return true }
@@ -68,6 +73,7 @@ final class StorageContext: StorageType {
 
     /// Ends the operation: statements are finalized and objects stop reading.
     func end() {
+        isWriterStorage = false
         if case .writer(let cache) = access { cache.clear() }
         if case .snapshot(let cache) = access { cache.clear() }
         access = .ended
@@ -132,7 +138,9 @@ final class StorageContext: StorageType {
     }
 
     func register(_ backing: EntityBacking, object: AnyObject) {
-        let entry: Registration = isWriter ? .strong(object) : .weak(WeakObject(object))
+        // Only `viewStorage` outlives its reads; the writer's and a snapshot's objects live as long as they do.
+        let entry: Registration
+        if case .reader = access { entry = .weak(WeakObject(object)) } else { entry = .strong(object) }
         registered[ObjectIdentifier(backing.schema), default: [:]][backing.rowID] = entry
     }
 
@@ -157,19 +165,22 @@ final class StorageContext: StorageType {
     }
 
     private func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
-        for index in schema.columns {
-            guard case .attribute(let info) = schema.properties[index].kind else {
-                if case .integer = values[index] { continue }
-                if case .null = values[index] { continue }
-                record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
-                                 found: "\(values[index].typeName) \(values[index])"))
-                return false
+        for check in schema.columnChecks {
+            let value = values[check.index]
+            if let accepts = check.accepts {
+                if accepts(value) { continue }
+            } else {
+                // A to-one relationship: a row id or NULL.
+                switch value {
+                case .integer, .null: continue
+                default: break
+                }
             }
-            if !info.accepts(values[index]) {
-                record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
-                                 found: "\(values[index].typeName) \(values[index]) for \(info.typeName)"))
-                return false
-            }
+            let property = schema.properties[check.index]
+            var found = "\(value.typeName) \(value)"
+            if case .attribute(let info) = property.kind { found += " for \(info.typeName)" }
+            record(.badValue(entity: schema.name, property: property.name, rowID: rowID, found: found))
+            return false
         }
         return true
     }

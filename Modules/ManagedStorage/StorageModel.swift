@@ -186,6 +186,12 @@ final class EntitySchema: @unchecked Sendable {
             : "INSERT INTO \(quoted) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
     }
 
+    /// What a stored value must be, per column: an attribute's decoder check, or `nil` for a to-one id.
+    lazy var columnChecks: [(index: Int, accepts: ((StorageValue) -> Bool)?)] = columns.map { index in
+        if case .attribute(let info) = properties[index].kind { return (index, info.accepts) }
+        return (index, nil)
+    }
+
     /// The default values of a new object, one per property.
     lazy var defaultValues: [StorageValue] = properties.map { property in
         if case .attribute(let info) = property.kind { return info.defaultValue }

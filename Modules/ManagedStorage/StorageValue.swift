@@ -77,8 +77,8 @@ extension Optional: StorageAttribute where Wrapped: StorageAttribute {
     public static var columnType: StorageColumnType { Wrapped.columnType }
     public static var isOptional: Bool { true }
     public static var storageDefault: Self { nil }
-    public var storageValue: StorageValue { self?.storageValue ?? .null }
-    public static func decode(_ value: StorageValue) -> Self? {
+    @inlinable public var storageValue: StorageValue { self?.storageValue ?? .null }
+    @inlinable public static func decode(_ value: StorageValue) -> Self? {
         if case .null = value { return .some(nil) }
         return Wrapped.decode(value).map { .some($0) }
     }
@@ -87,8 +87,8 @@ extension Optional: StorageAttribute where Wrapped: StorageAttribute {
 extension StorageAttribute where Self: FixedWidthInteger {
     public static var columnType: StorageColumnType { .integer }
     public static var storageDefault: Self { 0 }
-    public var storageValue: StorageValue { .integer(Int64(truncatingIfNeeded: self)) }
-    public static func decode(_ value: StorageValue) -> Self? {
+    @inlinable public var storageValue: StorageValue { .integer(Int64(truncatingIfNeeded: self)) }
+    @inlinable public static func decode(_ value: StorageValue) -> Self? {
         guard case .integer(let v) = value else { return nil }
         return Self(exactly: v)
     }
@@ -106,8 +106,8 @@ extension UInt8: StorageAttribute {}
 extension Bool: StorageAttribute {
     public static var columnType: StorageColumnType { .integer }
     public static var storageDefault: Bool { false }
-    public var storageValue: StorageValue { .integer(self ? 1 : 0) }
-    public static func decode(_ value: StorageValue) -> Bool? {
+    @inlinable public var storageValue: StorageValue { .integer(self ? 1 : 0) }
+    @inlinable public static func decode(_ value: StorageValue) -> Bool? {
         guard case .integer(let v) = value else { return nil }
         return v != 0
     }
@@ -116,8 +116,8 @@ extension Bool: StorageAttribute {
 extension Double: StorageAttribute {
     public static var columnType: StorageColumnType { .real }
     public static var storageDefault: Double { 0 }
-    public var storageValue: StorageValue { .real(self) }
-    public static func decode(_ value: StorageValue) -> Double? {
+    @inlinable public var storageValue: StorageValue { .real(self) }
+    @inlinable public static func decode(_ value: StorageValue) -> Double? {
         switch value {
         case .real(let v): v
         // SQLite stores a whole REAL as an INTEGER when the column affinity allows it.
@@ -130,15 +130,15 @@ extension Double: StorageAttribute {
 extension Float: StorageAttribute {
     public static var columnType: StorageColumnType { .real }
     public static var storageDefault: Float { 0 }
-    public var storageValue: StorageValue { .real(Double(self)) }
-    public static func decode(_ value: StorageValue) -> Float? { Double.decode(value).map(Float.init) }
+    @inlinable public var storageValue: StorageValue { .real(Double(self)) }
+    @inlinable public static func decode(_ value: StorageValue) -> Float? { Double.decode(value).map(Float.init) }
 }
 
 extension String: StorageAttribute {
     public static var columnType: StorageColumnType { .text }
     public static var storageDefault: String { "" }
-    public var storageValue: StorageValue { .text(self) }
-    public static func decode(_ value: StorageValue) -> String? {
+    @inlinable public var storageValue: StorageValue { .text(self) }
+    @inlinable public static func decode(_ value: StorageValue) -> String? {
         guard case .text(let v) = value else { return nil }
         return v
     }
@@ -147,8 +147,8 @@ extension String: StorageAttribute {
 extension Data: StorageAttribute {
     public static var columnType: StorageColumnType { .blob }
     public static var storageDefault: Data { Data() }
-    public var storageValue: StorageValue { .blob(self) }
-    public static func decode(_ value: StorageValue) -> Data? {
+    @inlinable public var storageValue: StorageValue { .blob(self) }
+    @inlinable public static func decode(_ value: StorageValue) -> Data? {
         switch value {
         case .blob(let v): v
         // Text read as data is its UTF-8 bytes, as SQLite itself converts it.
@@ -162,16 +162,16 @@ extension Data: StorageAttribute {
 extension Date: StorageAttribute {
     public static var columnType: StorageColumnType { .real }
     public static var storageDefault: Date { Date(timeIntervalSince1970: 0) }
-    public var storageValue: StorageValue { .real(timeIntervalSince1970) }
-    public static func decode(_ value: StorageValue) -> Date? { Double.decode(value).map(Date.init(timeIntervalSince1970:)) }
+    @inlinable public var storageValue: StorageValue { .real(timeIntervalSince1970) }
+    @inlinable public static func decode(_ value: StorageValue) -> Date? { Double.decode(value).map(Date.init(timeIntervalSince1970:)) }
 }
 
 /// UUIDs are stored as their uppercase text form.
 extension UUID: StorageAttribute {
     public static var columnType: StorageColumnType { .text }
     public static var storageDefault: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
-    public var storageValue: StorageValue { .text(uuidString) }
-    public static func decode(_ value: StorageValue) -> UUID? {
+    @inlinable public var storageValue: StorageValue { .text(uuidString) }
+    @inlinable public static func decode(_ value: StorageValue) -> UUID? {
         guard case .text(let v) = value else { return nil }
         return UUID(uuidString: v)
     }
@@ -181,8 +181,8 @@ extension UUID: StorageAttribute {
 extension URL: StorageAttribute {
     public static var columnType: StorageColumnType { .text }
     public static var storageDefault: URL { URL(string: "about:blank")! }
-    public var storageValue: StorageValue { .text(absoluteString) }
-    public static func decode(_ value: StorageValue) -> URL? {
+    @inlinable public var storageValue: StorageValue { .text(absoluteString) }
+    @inlinable public static func decode(_ value: StorageValue) -> URL? {
         guard case .text(let v) = value else { return nil }
         return URL(string: v)
     }
@@ -192,8 +192,8 @@ extension URL: StorageAttribute {
 extension Decimal: StorageAttribute {
     public static var columnType: StorageColumnType { .text }
     public static var storageDefault: Decimal { 0 }
-    public var storageValue: StorageValue { .text(description) }
-    public static func decode(_ value: StorageValue) -> Decimal? {
+    @inlinable public var storageValue: StorageValue { .text(description) }
+    @inlinable public static func decode(_ value: StorageValue) -> Decimal? {
         switch value {
         case .text(let v): Decimal(string: v, locale: Locale(identifier: "en_US_POSIX"))
         case .integer(let v): Decimal(v)
@@ -211,8 +211,8 @@ extension StorageAttribute where Self: RawRepresentable, RawValue: StorageAttrib
         if let iterable = Self.self as? any CaseIterable.Type, let first = firstCase(of: iterable) as? Self { return first }
         preconditionFailure("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
     }
-    public var storageValue: StorageValue { rawValue.storageValue }
-    public static func decode(_ value: StorageValue) -> Self? { RawValue.decode(value).flatMap(Self.init(rawValue:)) }
+    @inlinable public var storageValue: StorageValue { rawValue.storageValue }
+    @inlinable public static func decode(_ value: StorageValue) -> Self? { RawValue.decode(value).flatMap(Self.init(rawValue:)) }
 }
 
 private func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { C.allCases.first }

@@ -9,6 +9,7 @@
 import BenchSupport
 import Foundation
 import ManagedStorage
+import Synchronization
 
 @StorageEntity
 final class BenchOrder {
@@ -47,10 +48,14 @@ print("warning: a debug build; build with -c release for figures that mean anyth
 
 let model = StorageModel(entities: [BenchOrder.self])
 let statuses = ["pending", "processing", "on-hold", "completed", "cancelled"]
-let rows: [BenchRow] = (0..<options.rows).map { i in
-    BenchRow(orderID: Int64(i), status: statuses[i % statuses.count], total: Double(i % 10_000) / 100,
-             dateCreated: Date(timeIntervalSince1970: 1_767_225_600 + Double(i)), note: i % 3 == 0 ? "note \(i)" : nil)
+func makeRow(_ i: Int) -> BenchRow {
+    let status: String = statuses[i % statuses.count]
+    let total: Double = Double(i % 10_000) / 100
+    let date = Date(timeIntervalSince1970: 1_767_225_600 + Double(i))
+    let note: String? = i % 3 == 0 ? "note \(i)" : nil
+    return BenchRow(orderID: Int64(i), status: status, total: total, dateCreated: date, note: note)
 }
+let rows: [BenchRow] = (0..<options.rows).map(makeRow)
 let root = (options.folder ?? FileManager.default.temporaryDirectory).appendingPathComponent("managed-bench-\(getpid())")
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
@@ -58,17 +63,16 @@ print("managed-bench: \(options.rows) rows, median of \(options.runs) runs, file
 
 /// A fresh folder for one run of one side.
 var runNumber = 0
-func freshFolder() throws -> URL {
+@MainActor func freshFolder() throws -> URL {
     runNumber += 1
     let folder = root.appendingPathComponent("run-\(runNumber)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
 }
 
-func insertOurs(_ manager: SQLiteStorageManager) throws {
+func insertOurs(_ manager: SQLiteStorageManager, _ rows: [BenchRow]) throws {
     let done = DispatchSemaphore(value: 0)
     nonisolated(unsafe) var outcome: Result<Void, Error> = .success(())
-    let rows = rows
     manager.performAndSave({ storage in
         for row in rows {
             let order = storage.insertNewObject(ofType: BenchOrder.self)
@@ -96,11 +100,11 @@ var oursInsert: [Double] = []
 var rawInsert: [Double] = []
 for _ in 0..<options.runs {
     let ours = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: try freshFolder()))
-    oursInsert.append(try time { try insertOurs(ours) })
+    oursInsert.append(try time { try insertOurs(ours, rows) })
     let raw = try RawSQLite(path: try freshFolder().appendingPathComponent("Bench.sqlite").path)
     rawInsert.append(try time { try raw.insert(rows) })
 }
-func report(_ name: String, ours: [Double], raw: [Double]) {
+@MainActor func report(_ name: String, ours: [Double], raw: [Double]) {
     let o = median(ours), r = median(raw)
     let n = Double(options.rows)
     print(String(format: "%@: ManagedStorage %.0f rows/s (%.3f s), raw SQLite %.0f rows/s (%.3f s); ManagedStorage at %.0f%% of raw, %.0f ns more per row",
@@ -111,7 +115,7 @@ report("insert \(options.rows) in one performAndSave", ours: oursInsert, raw: ra
 // 2. Fetching.
 let fetchFolder = try freshFolder()
 let fetchManager = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: fetchFolder))
-try insertOurs(fetchManager)
+try insertOurs(fetchManager, rows)
 let rawFetch = try RawSQLite(path: fetchFolder.appendingPathComponent("Bench.sqlite").path)
 var oursFetch: [Double] = []
 var rawFetchTimes: [Double] = []
@@ -138,11 +142,11 @@ print(String(format: "  (checksum %.1f: both sides read the same values when it 
 // 3. A read on viewStorage while a long write runs.
 let started = DispatchSemaphore(value: 0)
 let finished = DispatchSemaphore(value: 0)
-let writing = Atomic(false)
+let writing = Atomic<Bool>(false)
 let longRows = rows + rows + rows
 let writeStart = clock.now
 fetchManager.performAndSave({ storage in
-    writing.store(true)
+    writing.store(true, ordering: .sequentiallyConsistent)
     for (n, row) in longRows.enumerated() {
         let order = storage.insertNewObject(ofType: BenchOrder.self)
         order.orderID = row.orderID + 1_000_000
@@ -151,14 +155,14 @@ fetchManager.performAndSave({ storage in
     }
     storage.saveIfNeeded()
 }, completion: {
-    writing.store(false)
+    writing.store(false, ordering: .sequentiallyConsistent)
     finished.signal()
 }, on: .global())
 started.wait()
 let (readSeconds, count, stillWriting) = MainActor.assumeIsolated { () -> (Double, Int, Bool) in
     var count = 0
     let elapsed = time { count = fetchManager.viewStorage.countObjects(ofType: BenchOrder.self) }
-    return (elapsed, count, writing.load())
+    return (elapsed, count, writing.load(ordering: .sequentiallyConsistent))
 }
 finished.wait()
 let writeSeconds = seconds(clock.now - writeStart)
