@@ -4,11 +4,16 @@ import Synchronization
 /// Where a manager's errors, changes and resets go: a handler, any number of async streams, and
 /// standard error when nothing listens for errors.
 final class StorageEventHub: Sendable {
+    /// The open streams of one kind of event.
+    private struct Subscribers<Element: Sendable> {
+        var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
+    }
+
     private struct State {
         var onError: (@Sendable (StorageError) -> Void)?
-        var errorStreams: [Int: AsyncStream<StorageError>.Continuation] = [:]
-        var changeStreams: [Int: AsyncStream<StorageChanges>.Continuation] = [:]
-        var resetStreams: [Int: AsyncStream<Void>.Continuation] = [:]
+        var errors = Subscribers<StorageError>()
+        var changes = Subscribers<StorageChanges>()
+        var resets = Subscribers<Void>()
         var nextID = 0
     }
 
@@ -26,7 +31,7 @@ final class StorageEventHub: Sendable {
     }
 
     func report(_ error: StorageError) {
-        let (handler, streams) = state.withLock { ($0.onError, Array($0.errorStreams.values)) }
+        let (handler, streams) = state.withLock { ($0.onError, Array($0.errors.continuations.values)) }
         handler?(error)
         for stream in streams { stream.yield(error) }
         if handler == nil && streams.isEmpty {
@@ -35,55 +40,40 @@ final class StorageEventHub: Sendable {
     }
 
     func publish(_ changes: StorageChanges) {
-        let streams = state.withLock { Array($0.changeStreams.values) }
-        for stream in streams { stream.yield(changes) }
+        for stream in state.withLock({ Array($0.changes.continuations.values) }) { stream.yield(changes) }
     }
 
     func publishReset() {
-        let streams = state.withLock { Array($0.resetStreams.values) }
-        for stream in streams { stream.yield(()) }
+        for stream in state.withLock({ Array($0.resets.continuations.values) }) { stream.yield(()) }
     }
 
-    func errors() -> AsyncStream<StorageError> {
-        let (stream, continuation) = AsyncStream<StorageError>.makeStream(bufferingPolicy: .bufferingNewest(1000))
-        let id = state.withLock { state in
-            state.nextID += 1
-            state.errorStreams[state.nextID] = continuation
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.errorStreams.removeValue(forKey: id) } }
-        return stream
-    }
+    func errors() -> AsyncStream<StorageError> { subscribe(\.errors, buffering: 1000) }
+    func changes() -> AsyncStream<StorageChanges> { subscribe(\.changes, buffering: 1000) }
+    func resets() -> AsyncStream<Void> { subscribe(\.resets, buffering: 100) }
 
-    func changes() -> AsyncStream<StorageChanges> {
-        let (stream, continuation) = AsyncStream<StorageChanges>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+    /// A new stream registered in `subscribers`, removed again when it ends.
+    private func subscribe<Element: Sendable>(_ subscribers: WritableKeyPath<State, Subscribers<Element>> & Sendable,
+                                              buffering: Int) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(buffering))
         let id = state.withLock { state in
             state.nextID += 1
-            state.changeStreams[state.nextID] = continuation
+            state[keyPath: subscribers].continuations[state.nextID] = continuation
             return state.nextID
         }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.changeStreams.removeValue(forKey: id) } }
-        return stream
-    }
-
-    func resets() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(100))
-        let id = state.withLock { state in
-            state.nextID += 1
-            state.resetStreams[state.nextID] = continuation
-            return state.nextID
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0[keyPath: subscribers].continuations.removeValue(forKey: id) }
         }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.resetStreams.removeValue(forKey: id) } }
         return stream
     }
 
     func finish() {
-        let (errors, changes, resets) = state.withLock { state in
-            defer { state.errorStreams = [:]; state.changeStreams = [:]; state.resetStreams = [:] }
-            return (Array(state.errorStreams.values), Array(state.changeStreams.values), Array(state.resetStreams.values))
+        let all = state.withLock { state in
+            defer { state.errors = .init(); state.changes = .init(); state.resets = .init() }
+            return (Array(state.errors.continuations.values), Array(state.changes.continuations.values),
+                    Array(state.resets.continuations.values))
         }
-        errors.forEach { $0.finish() }
-        changes.forEach { $0.finish() }
-        resets.forEach { $0.finish() }
+        all.0.forEach { $0.finish() }
+        all.1.forEach { $0.finish() }
+        all.2.forEach { $0.finish() }
     }
 }
