@@ -187,7 +187,12 @@ public enum DurableFile {
     }
 
     /// Flushes a folder's entries, so a rename or unlink in it survives a crash.
-    static func syncFolder(_ folder: URL, url: URL) throws(FileStorageError) {
+    ///
+    /// - Parameters:
+    ///   - folder: The folder to flush.
+    ///   - url: The file the rename or unlink was about, named in the error.
+    /// - Throws: `FileStorageError` when the folder cannot be opened or flushed.
+    public static func syncFolder(_ folder: URL, url: URL) throws(FileStorageError) {
         let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "open folder", url: url) }
         defer { close(fd) }

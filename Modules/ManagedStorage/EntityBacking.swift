@@ -72,7 +72,7 @@ public final class EntityBacking {
     private func allowsMutation(_ what: @autoclosure () -> String) -> Bool {
         guard let context else { return true }
         // The writer's storage allows everything: no message is built on this path (it runs per property set).
-        if context.isWriterStorage { return true }
+        if context.isWriter { return true }
         return context.allowsMutation(what())
     }
 

@@ -88,7 +88,8 @@ struct StoreOpener {
                 throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(String(cString: strerror(errno)))")
             }
         }
-        syncFolder(fileURL.deletingLastPathComponent())
+        // Best effort: the files are already renamed, and opening the fresh store must not fail on this.
+        try? DurableFile.syncFolder(fileURL.deletingLastPathComponent(), url: fileURL)
         return target
     }
 
@@ -158,7 +159,7 @@ struct StoreOpener {
         guard rename(temporary.path, migrationBackupURL.path) == 0 else {
             throw StorageError.cannotOpen(file: path, cause: "cannot keep a copy before migrating: \(String(cString: strerror(errno)))")
         }
-        syncFolder(fileURL.deletingLastPathComponent())
+        try? DurableFile.syncFolder(fileURL.deletingLastPathComponent(), url: migrationBackupURL)
     }
 
     private func verifyColumns(_ pool: DatabasePool) throws {
@@ -170,14 +171,6 @@ struct StoreOpener {
             }
         }
     }
-}
-
-/// fsyncs a folder so a rename in it survives a power loss.
-func syncFolder(_ folder: URL) {
-    let fd = open(folder.path, O_RDONLY | O_DIRECTORY)
-    guard fd >= 0 else { return }
-    fsync(fd)
-    close(fd)
 }
 
 extension StorageError {

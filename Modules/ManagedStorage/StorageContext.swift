@@ -59,21 +59,16 @@ final class StorageContext: StorageType {
         self.model = model
         self.access = access
         self.report = report
-        if case .writer = access { isWriterStorage = true } else { isWriterStorage = false }
+        if case .writer = access { isWriter = true } else { isWriter = false }
     }
 
-    /// Whether this is the writer's storage of an operation still running (a stored flag: it is read
-    /// on every property set).
-    private(set) var isWriterStorage: Bool
-
-    var isWriter: Bool {
-        if case .writer = access { return true }
-        return false
-    }
+    /// Whether this is the writer's storage of an operation still running. Stored rather than
+    /// derived from `access`: it is read on every property set.
+    private(set) var isWriter: Bool
 
     /// Ends the operation: statements are finalized and objects stop reading.
     func end() {
-        isWriterStorage = false
+        isWriter = false
         if case .writer(let cache) = access { cache.clear() }
         if case .snapshot(let cache) = access { cache.clear() }
         access = .ended
