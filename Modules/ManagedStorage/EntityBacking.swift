@@ -16,6 +16,9 @@ public final class EntityBacking {
     var changeCount = 0
     /// To-one relationships set to objects in this storage (saved or not), by property index.
     var related: [Int: EntityBacking?] = [:]
+    /// The foreign keys to-one relationships had before their first change since the last save
+    /// (so the object they pointed at is reported as changed too).
+    var originalToOne: [Int: StorageValue] = [:]
     var isInserted = false
     public internal(set) var isDeleted = false
     weak var context: StorageContext?
@@ -54,6 +57,7 @@ public final class EntityBacking {
     }
 
     func clearChanges() {
+        if !originalToOne.isEmpty { originalToOne.removeAll() }
         if changeCount > 0 {
             for index in changed.indices { changed[index] = false }
             changeCount = 0
@@ -132,6 +136,7 @@ public final class EntityBacking {
         let foreignKey: StorageValue = target.map { $0.rowID > 0 ? .integer($0.rowID) : .null } ?? .null
         let current = related[index].flatMap { $0 }
         if current === target && values[index] == foreignKey && related[index] != nil { return }
+        if !isInserted && !isChanged(index) && originalToOne[index] == nil { originalToOne[index] = values[index] }
         related[index] = .some(target)
         values[index] = foreignKey
         markChanged(index)

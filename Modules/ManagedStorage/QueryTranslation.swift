@@ -23,16 +23,32 @@ struct QueryTranslator {
     }
 
     func orderBy<T>(_ descriptors: [SortDescriptor<T>]) throws(StorageError) -> String {
-        var terms: [String] = []
+        Self.orderBy(try orderTerms(descriptors), schema: schema)
+    }
+
+    /// The columns (property indexes) and directions of `descriptors`.
+    func orderTerms<T>(_ descriptors: [SortDescriptor<T>]) throws(StorageError) -> [OrderTerm] {
+        var terms: [OrderTerm] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let index = schema.keyPathIndex[keyPath],
                   schema.properties[index].isColumn else {
                 throw .unsupportedQuery("a sort descriptor on \(descriptor.keyPath.map { "\($0)" } ?? "a comparator") (sort by a stored attribute of \(schema.name))")
             }
-            terms.append(SQL.quote(schema.properties[index].name) + (descriptor.order == .forward ? " ASC" : " DESC"))
+            terms.append(OrderTerm(index: index, ascending: descriptor.order == .forward))
         }
-        return terms.joined(separator: ", ")
+        return terms
     }
+
+    /// The `ORDER BY` list (without the row id that fetches add last) for `terms`.
+    static func orderBy(_ terms: [OrderTerm], schema: EntitySchema) -> String {
+        terms.map { SQL.quote(schema.properties[$0.index].name) + ($0.ascending ? " ASC" : " DESC") }.joined(separator: ", ")
+    }
+}
+
+/// One column of a sort: the property's index and its direction.
+struct OrderTerm: Equatable {
+    let index: Int
+    let ascending: Bool
 }
 
 /// The SQL text being built, with its arguments.

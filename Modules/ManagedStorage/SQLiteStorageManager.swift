@@ -31,6 +31,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     let model: ResolvedModel
     let configuration: StorageConfiguration
     let hub: StorageEventHub
+    /// Looks for other processes' commits once something listens to ``changes()``.
+    let watcher: CommitWatcher
     private let writerQueue: DispatchQueue
     private let lock: StoreLock?
     private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
@@ -63,7 +65,11 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         self.recoveredFromCorruption = recovered
         self.writerQueue = DispatchQueue(label: "ManagedStorage.writer(\(configuration.name))")
         self.viewContext = StorageContext(model: resolved, access: .reader(pool), report: { hub.report($0) })
+        self.watcher = CommitWatcher(path: configuration.fileURL.path, writer: pool,
+                                     interval: configuration.otherProcessPollInterval,
+                                     publish: { hub.publish($0) })
         writerQueue.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
+        viewContext.manager = self
     }
 
     deinit {
@@ -184,7 +190,21 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     public func errors() -> AsyncStream<StorageError> { hub.errors() }
 
     /// A stream of what each committed operation changed, in commit order (for live results).
-    public func changes() -> AsyncStream<StorageChanges> { hub.changes() }
+    ///
+    /// Commits made by other processes arrive too, as ``StorageChanges/fromAnotherProcess``, within
+    /// ``StorageConfiguration/otherProcessPollInterval`` of the commit: the first call starts looking.
+    public func changes() -> AsyncStream<StorageChanges> {
+        let stream = hub.changes()
+        watcher.start()
+        return stream
+    }
+
+    /// The sequence number of the last change published to ``changes()`` (for tests that wait for a
+    /// results controller to catch up).
+    package var publishedChangeSequence: Int { hub.publishedSequence }
+
+    /// Looks for other processes' commits now instead of at the next poll (for tests).
+    package func checkForOtherProcessesCommits() { watcher.checkNow() }
 
     /// A stream that yields after each ``reset()``.
     public func resets() -> AsyncStream<Void> { hub.resets() }

@@ -34,6 +34,10 @@ public struct StorageConfiguration: Sendable {
     /// Whether opening runs `PRAGMA quick_check`, so a damaged store is found (and moved aside) at open
     /// rather than on the first read of a damaged page. On by default; it reads every page once.
     public var checksIntegrityAtOpen = true
+    /// How often live results (``ResultsController``, ``SQLiteStorageManager/results(_:sectionNameKeyPath:matching:fetchLimit:sortedBy:)``)
+    /// look for commits made by other processes: `PRAGMA data_version` on a connection of their own,
+    /// a few microseconds per look. Commits made in this process are seen at once, whatever this is.
+    public var otherProcessPollInterval: Duration = .milliseconds(50)
     /// Called with every error the manager reports (failed `Void` operations, view storage misuse,
     /// a corrupt store moved aside at open). When `nil` and no ``SQLiteStorageManager/errors()`` stream
     /// is listening, each error is one line on standard error.

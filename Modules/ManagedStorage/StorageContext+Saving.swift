@@ -63,6 +63,7 @@ extension StorageContext {
             backing.clearChanges()
             register(backing, object: object)
             changes.inserted.insert(backing.objectID)
+            for index in schema.toOneIndexes { noteRelatedChanged(schema, index, backing.values[index]) }
             if needsClosingUpdate {
                 for index in schema.toOneIndexes where backing.related[index] != nil { backing.forceChanged(index) }
                 backing.changeCount = 1
@@ -93,6 +94,10 @@ extension StorageContext {
                 }
                 assignments.append("\(SQL.quote(schema.properties[index].name)) = ?")
                 arguments.append(backing.values[index])
+                if case .toOne = schema.properties[index].kind {
+                    noteRelatedChanged(schema, index, backing.values[index])
+                    if let original = backing.originalToOne[index] { noteRelatedChanged(schema, index, original) }
+                }
             }
             let statement = try cache.statement("UPDATE \(schema.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = ?")
             statement.bind(arguments + [.integer(backing.rowID)])
@@ -109,9 +114,17 @@ extension StorageContext {
             let schema = backing.schema
             for reference in schema.incoming {
                 let column = SQL.quote(reference.entity.properties[reference.property].name)
-                let statement = try cache.statement("UPDATE \(reference.entity.quotedName) SET \(column) = NULL WHERE \(column) = ?")
+                let statement = try cache.statement("UPDATE \(reference.entity.quotedName) SET \(column) = NULL WHERE \(column) = ? RETURNING \"id\"")
+                defer { statement.reset() }
                 statement.bind(.integer(backing.rowID), at: 1)
-                try statement.run()
+                // The rows that pointed here changed too (live results filtering on the column see it).
+                while try statement.step() {
+                    let id = StorageObjectID(entityName: reference.entity.name, rowID: statement.int64(at: 0))
+                    if !changes.inserted.contains(id) { changes.updated.insert(id) }
+                }
+            }
+            for index in schema.toOneIndexes {
+                noteRelatedChanged(schema, index, backing.originalToOne[index] ?? backing.values[index])
             }
             let statement = try cache.statement("DELETE FROM \(schema.quotedName) WHERE \"id\" = ?")
             statement.bind(.integer(backing.rowID), at: 1)
@@ -122,5 +135,13 @@ extension StorageContext {
             changes.updated.remove(id)
         }
     }
-}
 
+    /// Records the object a to-one relationship points at (`value`, a row id) as updated when its
+    /// inverse is a relationship of that object: its to-many list (or its one-to-one end) changed.
+    private func noteRelatedChanged(_ schema: EntitySchema, _ index: Int, _ value: StorageValue) {
+        let property = schema.properties[index]
+        guard property.inverse != nil, let target = property.target, case .integer(let rowID) = value else { return }
+        let id = StorageObjectID(entityName: target.name, rowID: rowID)
+        if !changes.inserted.contains(id) && !changes.deleted.contains(id) { changes.updated.insert(id) }
+    }
+}

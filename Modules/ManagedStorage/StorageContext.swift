@@ -62,6 +62,9 @@ final class StorageContext: StorageType {
         if case .writer = access { isWriter = true } else { isWriter = false }
     }
 
+    /// The manager of `viewStorage` (for live results); `nil` for other storages.
+    weak var manager: SQLiteStorageManager?
+
     /// Whether this is the writer's storage of an operation still running. Stored rather than
     /// derived from `access`: it is read on every property set.
     private(set) var isWriter: Bool
@@ -159,7 +162,7 @@ final class StorageContext: StorageType {
         return object
     }
 
-    private func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
+    func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
         for check in schema.columnChecks {
             let value = values[check.index]
             if let accepts = check.accepts {
@@ -210,32 +213,58 @@ final class StorageContext: StorageType {
 
     /// Rows of `schema` as objects. Saves pending changes first in the writer, so queries see them.
     func fetch(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?) -> [AnyObject] {
+        do {
+            return try fetchRows(schema, where: condition, orderBy: orderBy, limit: limit).compactMap {
+                materialize(schema, rowID: $0.rowID, values: $0.values)
+            }
+        } catch {
+            record(error)
+            return []
+        }
+    }
+
+    /// Rows of `schema` as values, one per property (`.null` in to-many slots), in `orderBy` order
+    /// and then by row id. Saves pending changes first in the writer.
+    func fetchRows(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?,
+                   limit: Int?) throws(StorageError) -> [(rowID: Int64, values: [StorageValue])] {
         if isWriter { flush() }
         var sql = "SELECT \(schema.selectList) FROM \(schema.quotedName)"
         if let condition { sql += " WHERE \(condition.sql)" }
         sql += " ORDER BY " + (orderBy.map { $0.isEmpty ? "\"id\"" : $0 + ", \"id\"" } ?? "\"id\"")
         if let limit { sql += " LIMIT \(limit)" }
-        do {
-            let rows = try withStatements { cache throws(StorageError) -> [(Int64, [StorageValue])] in
-                let statement = try cache.statement(sql)
-                defer { statement.reset() }
-                statement.bind(condition?.arguments ?? [])
-                var rows: [(Int64, [StorageValue])] = []
-                var template = schema.defaultValues
-                let columns = schema.columns
-                while try statement.step() {
-                    for (offset, index) in columns.enumerated() {
-                        template[index] = statement.value(at: Int32(offset + 1))
-                    }
-                    rows.append((statement.int64(at: 0), template))
+        return try withStatements { cache throws(StorageError) -> [(rowID: Int64, values: [StorageValue])] in
+            let statement = try cache.statement(sql)
+            defer { statement.reset() }
+            statement.bind(condition?.arguments ?? [])
+            var rows: [(rowID: Int64, values: [StorageValue])] = []
+            var template = schema.defaultValues
+            let columns = schema.columns
+            while try statement.step() {
+                for (offset, index) in columns.enumerated() {
+                    template[index] = statement.value(at: Int32(offset + 1))
                 }
-                return rows
+                rows.append((statement.int64(at: 0), template))
             }
-            return rows.compactMap { materialize(schema, rowID: $0.0, values: $0.1) }
-        } catch {
-            record(error)
-            return []
+            return rows
         }
+    }
+
+    /// An object around values already read and checked (live results), without reading the row.
+    /// `registered: false` makes one outside the identity map (a row that no longer exists).
+    func object(_ schema: EntitySchema, rowID: Int64, checkedValues values: [StorageValue], registered: Bool) -> AnyObject {
+        if registered, let object = registration(schema, rowID), let entity = object as? any StorageEntity {
+            let backing = entity._$backing
+            if !isWriter && !backing.isDeleted {
+                backing.values = values
+                backing.related.removeAll()
+            }
+            return object
+        }
+        let backing = EntityBacking(schema: schema, rowID: rowID, values: values, context: self)
+        let object = schema.make(backing)
+        backing.object = object
+        if registered { register(backing, object: object) }
+        return object
     }
 
     func count(_ schema: EntitySchema, where condition: SQLFragment?) -> Int {
@@ -377,7 +406,32 @@ public struct StorageChanges: Sendable, Equatable {
     public internal(set) var deleted: Set<StorageObjectID> = []
     /// Entities whose every row was deleted by ``SQLiteStorageManager/reset()``.
     public internal(set) var resetEntities: Set<String> = []
+    /// Set when another process (or another program) committed: which objects changed is unknown,
+    /// and the other sets are empty. Live results refetch and compare.
+    public internal(set) var fromAnotherProcess = false
+
+    /// The manager's number for this change, in publication order (not part of equality).
+    var sequence = 0
+
+    public static func == (a: StorageChanges, b: StorageChanges) -> Bool {
+        a.inserted == b.inserted && a.updated == b.updated && a.deleted == b.deleted
+            && a.resetEntities == b.resetEntities && a.fromAnotherProcess == b.fromAnotherProcess
+    }
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && resetEntities.isEmpty }
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && resetEntities.isEmpty && !fromAnotherProcess
+    }
+
+    /// The objects of `entityName` the operation inserted, updated or deleted.
+    func objects(of entityName: String) -> [StorageObjectID] {
+        (inserted.union(updated).union(deleted)).filter { $0.entityName == entityName }
+    }
+
+    /// A commit by another process.
+    static let fromAnotherProcess: StorageChanges = {
+        var changes = StorageChanges()
+        changes.fromAnotherProcess = true
+        return changes
+    }()
 }

@@ -15,6 +15,8 @@ final class StorageEventHub: Sendable {
         var changes = Subscribers<StorageChanges>()
         var resets = Subscribers<Void>()
         var nextID = 0
+        /// The sequence number of the last change published.
+        var sequence = 0
     }
 
     private let state: Mutex<State>
@@ -39,9 +41,19 @@ final class StorageEventHub: Sendable {
         }
     }
 
+    /// Numbers `changes` and hands it to every change stream; under the lock, so every stream gets
+    /// the changes of all publishers in one order.
     func publish(_ changes: StorageChanges) {
-        for stream in state.withLock({ Array($0.changes.continuations.values) }) { stream.yield(changes) }
+        var changes = changes
+        state.withLock { state in
+            state.sequence += 1
+            changes.sequence = state.sequence
+            for stream in state.changes.continuations.values { stream.yield(changes) }
+        }
     }
+
+    /// The sequence number of the last change published.
+    var publishedSequence: Int { state.withLock { $0.sequence } }
 
     func publishReset() {
         for stream in state.withLock({ Array($0.resets.continuations.values) }) { stream.yield(()) }

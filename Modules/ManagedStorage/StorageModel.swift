@@ -60,6 +60,10 @@ final class ResolvedModel: @unchecked Sendable {
         for type in types {
             let schema = EntitySchema(type)
             guard byName[schema.name] == nil else { throw .model("the entity \(schema.name) is listed twice") }
+            let lowered = schema.name.lowercased()
+            guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("grdb_") else {
+                throw .model("the entity name \(schema.name) is reserved for the store's own tables")
+            }
             schemas.append(schema)
             byName[schema.name] = schema
         }

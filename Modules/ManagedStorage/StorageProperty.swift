@@ -57,6 +57,8 @@ struct AttributeInfo: @unchecked Sendable {
     let typeName: String
     /// Whether a stored value decodes as the property's type.
     let accepts: (StorageValue) -> Bool
+    /// The stored value as the property's type would print it (a results section's name); `""` for `nil`.
+    let describe: (StorageValue) -> String
 
     init<V: StorageAttribute>(_ type: V.Type) {
         columnType = V.columnType
@@ -64,6 +66,14 @@ struct AttributeInfo: @unchecked Sendable {
         defaultValue = V.storageDefault.storageValue
         typeName = String(describing: V.self)
         accepts = { V.decode($0) != nil }
+        describe = { value in
+            guard let decoded = V.decode(value) else { return "" }
+            let mirror = Mirror(reflecting: decoded)
+            if mirror.displayStyle == .optional {
+                return mirror.children.first.map { String(describing: $0.value) } ?? ""
+            }
+            return String(describing: decoded)
+        }
     }
 }
 

@@ -28,6 +28,30 @@ public enum StorageValue: Sendable, Hashable, CustomStringConvertible {
         case .blob(let v): "<\(v.count) bytes>"
         }
     }
+
+    /// Values are equal when SQLite stores the same thing: text compares its UTF-8 bytes, so
+    /// `"\u{E9}"` and `"e\u{301}"` (equal as Swift strings) are different values, and setting one
+    /// over the other is a change that gets written.
+    public static func == (a: StorageValue, b: StorageValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case let (.integer(x), .integer(y)): x == y
+        case let (.real(x), .real(y)): x.bitPattern == y.bitPattern
+        case let (.text(x), .text(y)): x.utf8.elementsEqual(y.utf8)
+        case let (.blob(x), .blob(y)): x == y
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let v): hasher.combine(1); hasher.combine(v)
+        case .real(let v): hasher.combine(2); hasher.combine(v.bitPattern)
+        case .text(let v): hasher.combine(3); for byte in v.utf8 { hasher.combine(byte) }
+        case .blob(let v): hasher.combine(4); hasher.combine(v)
+        }
+    }
 }
 
 /// The SQL column type an attribute is declared with.
