@@ -11,7 +11,7 @@ import Glibc
 /// and a reset.
 struct ManagedStorageStep: TourStep {
     var name: String { "ManagedStorage" }
-    var summary: String { "orders in SQLite: import, a predicate, another process's update seen here, reset()" }
+    var summary: String { "orders in SQLite: import, a predicate, another process's update seen here, live results in a third, reset()" }
 
     /// The argument that makes the tour run the `orders` command instead (the second process).
     static let childFlag = "--orders-child"
@@ -45,10 +45,54 @@ struct ManagedStorageStep: TourStep {
         context.say("this process's viewStorage reads #\(target): \(seen ?? "nothing")")
         try check(seen == "completed", "the other process's update was not seen")
 
+        // Live results: `orders watch` in one process prints what `orders` in others change.
+        let others = processing.dropFirst().prefix(2).map(\.0)
+        try check(others.count == 2, "too few processing orders to change")
+        let watched = try watch(folder: folder, log: context.file("watch.txt")) {
+            _ = try runChild(["set-status", "--folder", folder.path, "\(others[0])", "on-hold"])
+            _ = try runChild(["delete", "--folder", folder.path, "\(others[1])"])
+        }
+        context.say("orders watch --status processing, while two other processes change orders:")
+        for line in watched { context.say("    " + line) }
+        try check(watched.contains { $0.hasPrefix("delete") && $0.contains("#\(others[0]) ") }
+                  && watched.contains { $0.hasPrefix("delete") && $0.contains("#\(others[1]) ") },
+                  "the watcher did not report both changes")
+
         manager.reset()
         let after = try manager.read { [$0.countObjects(ofType: Order.self), $0.countObjects(ofType: OrderItem.self)] }
         context.say("reset(): \(after[0]) orders, \(after[1]) items; the file stays for other processes")
         try check(after == [0, 0] && FileManager.default.fileExists(atPath: manager.fileURL.path), "reset did not empty the store")
+    }
+
+    /// Runs `orders watch --status processing --count 2` in a second process, runs `changes` once it is
+    /// watching, and returns the lines it printed about them.
+    private func watch(folder: URL, log: URL, changes: () throws -> Void) throws -> [String] {
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = [Self.childFlag, "watch", "--folder", folder.path, "--status", "processing",
+                             "--count", "2", "--seconds", "60"]
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func lines() -> [String] {
+            String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let ready = Date().addingTimeInterval(60)
+        while !lines().contains(where: { $0.hasPrefix("watching") }) {
+            try check(process.isRunning && Date() < ready, "orders watch did not start: \(lines())")
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try changes()
+        let done = Date().addingTimeInterval(60)
+        while process.isRunning {
+            try check(Date() < done, "orders watch did not report the changes: \(lines())")
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try check(process.terminationStatus == 0, "orders watch failed with status \(process.terminationStatus)")
+        return lines().filter { !$0.hasPrefix("watching") }
     }
 
     /// Runs `/proc/self/exe --orders-child ARGS` and returns its output; throws on a non-zero exit.

@@ -44,4 +44,27 @@ import TestSupport
         let bad = try await run(["import", "--folder", store, "/nonexistent.json"])
         #expect(bad.termination == .exited(64))
     }
+
+    @Test func watchPrintsWhatAnotherProcessChanges() async throws {
+        let folder = try TemporaryFolder(prefix: "orders-watch")
+        let generated = try await run(["generate", "20", "--seed", "5"])
+        let json = folder.file("orders.json")
+        try Data(generated.standardOutput.utf8).write(to: json)
+        let store = folder.folder("store").path
+        _ = try await run(["import", "--folder", store, json.path])
+
+        let watcher = try ChildProcess.start(try ChildProcess.builtProgram("orders"),
+                                             ["watch", "--folder", store, "--count", "3", "--seconds", "60"])
+        let ready = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
+        #expect(ready.hasPrefix("watching 20 orders in "))
+        let set = try await run(["set-status", "--folder", store, "4", "zz-test"])  // a new section: a delete and an insert
+        #expect(set.termination == .exited(0))
+        let deleted = try await run(["delete", "--folder", store, "7"])
+        #expect(deleted.termination == .exited(0))
+        let ended = try await watcher.waitForExit(deadline: .now + .seconds(60))
+        #expect(ended == .exited(0), "\(watcher.standardError)")
+        let changes = watcher.outputLines.dropFirst()
+        #expect(changes.contains { $0.hasPrefix("insert") && $0.contains("#4 zz-test") }, "\(watcher.outputLines)")
+        #expect(changes.contains { $0.hasPrefix("delete") && $0.contains("#7 ") }, "\(watcher.outputLines)")
+    }
 }

@@ -16,7 +16,7 @@ public struct OrdersCommand: ParsableCommand {
             killed process loses nothing it reported done. Exit status: 0 on success, 64 for bad \
             arguments, 1 for an order that does not exist or a store error.
             """,
-        subcommands: [Generate.self, Import.self, List.self, SetStatus.self, Delete.self])
+        subcommands: [Generate.self, Import.self, List.self, SetStatus.self, Delete.self, Watch.self])
 
     public init() {}
 }
@@ -186,6 +186,62 @@ extension OrdersCommand {
             }
             guard let items else { throw failure("there is no order #\(id)") }
             print("deleted order #\(id) and its \(items) item\(items == 1 ? "" : "s")")
+        }
+    }
+}
+
+extension OrdersCommand {
+    /// `orders watch [--status S]`: a `ResultsController` over the orders, printing each change any
+    /// process makes.
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each change to the orders (by any process) as it is committed.",
+            discussion: """
+                Prints "watching N orders" once ready, then one line per inserted, deleted, moved or \
+                updated order, with its place (section.row) in the list sorted by status and id.
+                """)
+
+        @OptionGroup var store: StoreOptions
+        @Option(help: "Only orders with this status.") var status: String?
+        @Option(help: "Stop after this many changes (default: never).") var count: Int?
+        @Option(help: "Stop after this many seconds (default: never).") var seconds: Double?
+
+        func run() throws {
+            let manager = try store.open()
+            let (status, count, seconds) = (status, count, seconds)
+            let finished = try MainActor.assumeIsolated { () throws -> Bool in
+                let predicate: Predicate<Order>? = status.map { wanted in #Predicate { $0.status == wanted } }
+                let controller = ResultsController<Order>(viewStorage: manager.viewStorage, sectionNameKeyPath: "status",
+                                                          matching: predicate, sortedBy: [SortDescriptor(\.orderID)])
+                var printed = 0
+                controller.onDidChangeObject = { order, old, type, new in
+                    print(Self.line(order, old, type, new))
+                    fflush(nil)
+                    printed += 1
+                }
+                try reportingStoreErrors { try controller.performFetch() }
+                print("watching \(controller.numberOfObjects) orders" + (status.map { " with status \($0)" } ?? "")
+                      + " in \(controller.sections.count) section\(controller.sections.count == 1 ? "" : "s")")
+                fflush(nil)
+                let deadline = seconds.map { Date().addingTimeInterval($0) } ?? .distantFuture
+                while Date() < deadline && printed < (count ?? .max) {
+                    _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))
+                }
+                return printed >= (count ?? .max)
+            }
+            if count != nil && !finished { throw failure("fewer changes than --count before --seconds passed") }
+        }
+
+        static func line(_ order: Order.ReadOnly, _ old: IndexPath?, _ type: ResultsChangeType, _ new: IndexPath?) -> String {
+            func place(_ path: IndexPath?) -> String { path.map { "\($0.section).\($0.row)" } ?? "-" }
+            let what = String(describing: type).padding(toLength: 6, withPad: " ", startingAt: 0)
+            let total = String(format: "%.2f", order.total)
+            return switch type {
+            case .insert: "\(what) #\(order.orderID) \(order.status) \(total) at \(place(new))"
+            case .delete: "\(what) #\(order.orderID) from \(place(old))"
+            case .move: "\(what) #\(order.orderID) \(order.status) \(total) from \(place(old)) to \(place(new))"
+            case .update: "\(what) #\(order.orderID) \(order.status) \(total) at \(place(new))"
+            }
         }
     }
 }
