@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // What the benchmark programs share: alternating measurement, option parsing, the file-system probe.
         .target(name: "BenchSupport", path: "Sources/BenchSupport"),
+        // glibc's heap statistics (mallinfo2 is not in Swift's Glibc module), for bytes held per row.
+        .target(name: "HeapUsage", path: "Sources/HeapUsage"),
         .executableTarget(
             name: "plist-bench",
             dependencies: ["BenchSupport", .product(name: "PlistCodec", package: rootPackage)],
@@ -57,7 +59,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "managed-bench",
-            dependencies: ["BenchSupport", .product(name: "ManagedStorage", package: rootPackage),
+            dependencies: ["BenchSupport", "HeapUsage", .product(name: "ManagedStorage", package: rootPackage),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             path: "Sources/managed-bench"
         ),
