@@ -34,7 +34,7 @@ final class CommitWatcher: @unchecked Sendable {
         self.writer = writer
         self.interval = interval
         self.publish = publish
-        writerVersion = (try? writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }) ?? -1
+        writerVersion = writerDataVersion() ?? -1
     }
 
     deinit {
@@ -78,10 +78,14 @@ final class CommitWatcher: @unchecked Sendable {
         watcherVersion = version
         // Somebody committed: ask the writer's connection whether it was somebody else. (It waits for
         // a transaction of this process in progress.)
-        guard let current = try? writer.writeWithoutTransaction({ db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }),
-              current != writerVersion else { return }
+        guard let current = writerDataVersion(), current != writerVersion else { return }
         writerVersion = current
         publish(.fromAnotherProcess)
+    }
+
+    /// The writer connection's data version (it waits for an operation in progress).
+    private func writerDataVersion() -> Int64? {
+        try? writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
     }
 
     private static func dataVersion(_ connection: OpaquePointer) -> Int64? {

@@ -149,7 +149,8 @@ public final class ResultsController<Entity: StorageEntity> {
 
     /// The position of `indexPath` in ``fetchedObjects``.
     public func objectIndex(from indexPath: IndexPath) -> Int {
-        guard let live, indexPath.count == 2, indexPath.section < live.engine.sections.count else { return indexPath.count == 2 ? indexPath.row : 0 }
+        guard indexPath.count == 2 else { return 0 }
+        guard let live, indexPath.section >= 0, indexPath.section < live.engine.sections.count else { return indexPath.row }
         return live.engine.sections[indexPath.section].start + indexPath.row
     }
 

@@ -203,15 +203,12 @@ final class ResultsEngine {
 
     /// Applies one commit's changes; `nil` when none concerns these results.
     func apply(_ changes: StorageChanges, _ context: StorageContext) throws(StorageError) -> EngineChanges? {
-        if changes.fromAnotherProcess || !changes.resetEntities.isEmpty || needsRefetch || query.fetchLimit != nil {
-            if !changes.fromAnotherProcess && changes.resetEntities.isEmpty && !needsRefetch
-                && changes.objects(of: schema.name).isEmpty {
-                return nil
-            }
-            return try refetch(context)
-        }
         let ids = changes.objects(of: schema.name)
-        if ids.isEmpty { return nil }
+        // Which rows changed is unknown (or the held rows are in doubt): fetch them all again.
+        let unknown = changes.fromAnotherProcess || !changes.resetEntities.isEmpty || needsRefetch
+        if ids.isEmpty && !unknown { return nil }
+        // With a limit, a row leaving the first N lets one in from beyond them: refetch too.
+        if unknown || query.fetchLimit != nil { return try refetch(context) }
         do {
             return try applyIncrementally(ids.map(\.rowID), context)
         } catch {
@@ -231,12 +228,12 @@ final class ResultsEngine {
         let fresh = try read(context, where: condition, limit: nil)
 
         // Where the old ones were.
-        var olds: [(row: ResultRow, flat: Int, path: IndexPath, serial: Int)] = []
+        var olds: [Placed] = []
         for id in ids {
             guard let row = byID[id] else { continue }
             guard let flat = index(of: row) else { return try refetch(context) }
             let path = indexPath(ofFlat: flat)
-            olds.append((row, flat, path, sections[path.section].serial))
+            olds.append(Placed(row: row, flat: flat, path: path, serial: sections[path.section].serial))
         }
         if olds.isEmpty && fresh.isEmpty { return nil }
         olds.sort { $0.flat < $1.flat }
@@ -259,11 +256,11 @@ final class ResultsEngine {
         sections.removeAll { $0.count == 0 && query.sectionIndex != nil }
 
         // Where the new ones are.
-        var news: [(row: ResultRow, flat: Int, path: IndexPath, serial: Int)] = []
+        var news: [Placed] = []
         for row in fresh {
             guard let flat = index(of: row) else { return try refetch(context) }
             let path = indexPath(ofFlat: flat)
-            news.append((row, flat, path, sections[path.section].serial))
+            news.append(Placed(row: row, flat: flat, path: path, serial: sections[path.section].serial))
         }
         news.sort { $0.flat < $1.flat }
 
@@ -281,7 +278,7 @@ final class ResultsEngine {
 
         // A row that stayed between the same unchanged neighbours, in the same section and in the
         // same order as the other changed rows there, is an update; any other survivor moved.
-        var oldByID: [Int64: (rank: Int, entry: (row: ResultRow, flat: Int, path: IndexPath, serial: Int))] = [:]
+        var oldByID: [Int64: (rank: Int, entry: Placed)] = [:]
         for (rank, old) in olds.enumerated() { oldByID[old.row.rowID] = (rank, old) }
         var candidates: [(oldFlat: Int, newFlat: Int, newRank: Int)] = []
         var survivors: [Int: (old: IndexPath, oldSerial: Int)] = [:]   // by new rank
@@ -309,6 +306,14 @@ final class ResultsEngine {
         return result.isEmpty ? nil : result
     }
 
+    /// A held row with its place: flat index, index path, and its section's serial.
+    private struct Placed {
+        let row: ResultRow
+        let flat: Int
+        let path: IndexPath
+        let serial: Int
+    }
+
     /// Adds one row to the section of its key at flat index `flat` (a new section when there is none).
     private func placeInSection(_ row: ResultRow, at flat: Int) {
         let key = sectionKey(row)
@@ -332,7 +337,7 @@ final class ResultsEngine {
     /// it changed place between surviving sections, and a delete plus an insert when its old section
     /// went away or its new one is new (a table view cannot move rows out of deleted sections).
     func rowChanges(_ row: ResultRow, old: IndexPath, new: IndexPath, stays: Bool,
-                            movable: Bool) -> [EngineChanges.RowChange] {
+                    movable: Bool) -> [EngineChanges.RowChange] {
         if stays { return [.init(kind: .update, row: row, old: old, new: new)] }
         if movable { return [.init(kind: .move, row: row, old: old, new: new)] }
         return [.init(kind: .delete, row: row, old: old, new: nil), .init(kind: .insert, row: row, old: nil, new: new)]

@@ -145,21 +145,13 @@ final class StorageContext: StorageType {
     /// The object for a row read now: the registered one (refreshed in `viewStorage`), or a new one.
     /// `nil` (and an error recorded) when a value does not fit its property.
     func materialize(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> AnyObject? {
-        if let object = registration(schema, rowID), let entity = object as? any StorageEntity {
-            let backing = entity._$backing
-            if !isWriter && !backing.isDeleted {
-                guard validate(schema, rowID: rowID, values: values) else { return nil }
-                backing.values = values
-                backing.related.removeAll()
-            }
-            return object
+        // The writer's objects (and deleted ones) keep their own values: nothing to check or refresh.
+        let existing = registration(schema, rowID)
+        if let existing, isWriter || (existing as? any StorageEntity)?._$backing.isDeleted == true {
+            return existing
         }
         guard validate(schema, rowID: rowID, values: values) else { return nil }
-        let backing = EntityBacking(schema: schema, rowID: rowID, values: values, context: self)
-        let object = schema.make(backing)
-        backing.object = object
-        register(backing, object: object)
-        return object
+        return refreshOrMake(existing, schema, rowID: rowID, values: values, register: true)
     }
 
     func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
@@ -252,18 +244,24 @@ final class StorageContext: StorageType {
     /// An object around values already read and checked (live results), without reading the row.
     /// `registered: false` makes one outside the identity map (a row that no longer exists).
     func object(_ schema: EntitySchema, rowID: Int64, checkedValues values: [StorageValue], registered: Bool) -> AnyObject {
-        if registered, let object = registration(schema, rowID), let entity = object as? any StorageEntity {
+        refreshOrMake(registered ? registration(schema, rowID) : nil, schema, rowID: rowID, values: values, register: registered)
+    }
+
+    /// `existing` with `values` (in `viewStorage`, unless deleted), or a new object around them.
+    private func refreshOrMake(_ existing: AnyObject?, _ schema: EntitySchema, rowID: Int64, values: [StorageValue],
+                               register: Bool) -> AnyObject {
+        if let existing, let entity = existing as? any StorageEntity {
             let backing = entity._$backing
             if !isWriter && !backing.isDeleted {
                 backing.values = values
                 backing.related.removeAll()
             }
-            return object
+            return existing
         }
         let backing = EntityBacking(schema: schema, rowID: rowID, values: values, context: self)
         let object = schema.make(backing)
         backing.object = object
-        if registered { register(backing, object: object) }
+        if register { self.register(backing, object: object) }
         return object
     }
 
