@@ -18,7 +18,8 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)")
 }
 
-let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage"]
+let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
+                 "DocumentStore"]
 let apps = ["tour", "profile", "flashcards", "settings", "plist", "orders"]
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // SQLite (WAL, a pool of readers beside one writer) for ManagedStorage.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // SHA-256 for DocumentStore's revision digests (the same digest in every process and on every platform).
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         module("PlistCodec"),
@@ -57,6 +60,8 @@ let package = Package(
         ], path: "Modules/ManagedStorageMacros"),
         module("ManagedStorage", dependencies: ["ManagedStorageMacros", "FileStorageKit", grdb,
                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        module("DocumentStore", dependencies: ["FileStorageKit", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                                               .product(name: "Crypto", package: "swift-crypto")]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
         app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage", "OrdersKit", "PlistTool"]),
@@ -100,9 +105,15 @@ let package = Package(
         .executableTarget(name: "model-probe", dependencies: ["ModelPersistence", "TestSupport"], path: "Tests/ModelProbe"),
         // The Foundation side of DefaultsSuite's differential test against `UserDefaults`.
         .executableTarget(name: "defaults-oracle", dependencies: ["TestSupport"], path: "Tests/DefaultsOracle"),
-        // A child process the CollectionStore tests start.
         // A child process the ManagedStorage tests start.
         .executableTarget(name: "managed-probe", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"], path: "Tests/ManagedProbe"),
+        // Dali's classes and other documents shared by DocumentStore's tests and its probe.
+        .target(name: "DocumentTestModel", dependencies: ["DocumentStore"], path: "Tests/DocumentTestModel"),
+        tests("DocumentStoreTests", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport", grdb,
+                                                   .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        // A child process the DocumentStore tests start.
+        .executableTarget(name: "document-probe", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/DocumentProbe"),
+        // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]

@@ -94,7 +94,9 @@ public struct AppDirectories: Sendable, Equatable {
         return nil
     }
 
-    static func safeComponent(_ name: String) -> String {
+    /// `name` as one safe path component: `/` and NUL become `_`, leading dots are dropped, and an
+    /// empty result becomes `App`.
+    public static func safeComponent(_ name: String) -> String {
         var s = name.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
         while s.hasPrefix(".") { s.removeFirst() }
         return s.isEmpty ? "App" : s

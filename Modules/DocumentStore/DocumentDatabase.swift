@@ -1,0 +1,173 @@
+import Foundation
+import FileStorageKit
+import GRDB
+import GRDBSQLite
+
+/// The SQLite side of a `Persistence`: the pool (WAL, readers beside one writer), the schema, and the
+/// mapping of SQLite's failures to ``DocumentStoreError``.
+///
+/// The schema (version 1, in `PRAGMA user_version`):
+/// - `documents`: one row per document: its current (winning) revision, kind, deleted flag and
+///   canonical JSON body;
+/// - `revisions`: each document's revision tree (parent links, generations); only leaves that are
+///   not the winner keep a body;
+/// - `changes`: the feed, one row per written revision in commit order;
+/// - `checkpoints`: named values a replicator writes in the same transaction as the documents.
+final class DocumentDatabase: @unchecked Sendable {
+    let pool: DatabasePool
+    let path: String
+    let configuration: PersistenceConfiguration
+
+    static let schemaVersion = 1
+
+    static let schema = [
+        """
+        CREATE TABLE documents (
+            number INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            revision TEXT NOT NULL,
+            deleted INTEGER NOT NULL,
+            body TEXT NOT NULL)
+        """,
+        "CREATE INDEX documents_by_kind ON documents(kind) WHERE deleted = 0",
+        """
+        CREATE TABLE revisions (
+            document INTEGER NOT NULL,
+            revision TEXT NOT NULL,
+            parent TEXT,
+            generation INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            body TEXT,
+            PRIMARY KEY (document, revision)) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE changes (
+            sequence INTEGER PRIMARY KEY,
+            document INTEGER NOT NULL,
+            revision TEXT NOT NULL,
+            deleted INTEGER NOT NULL)
+        """,
+        "CREATE TABLE checkpoints (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    ]
+
+    init(configuration: PersistenceConfiguration) throws(DocumentStoreError) {
+        self.configuration = configuration
+        let path = configuration.url.path
+        self.path = path
+        do {
+            try AppDirectories.createFolder(configuration.url.deletingLastPathComponent())
+        } catch {
+            throw .cannotOpen(file: path, cause: "\(error)")
+        }
+        var config = Configuration()
+        config.label = "DocumentStore(\(configuration.url.lastPathComponent))"
+        let timeout = configuration.busyTimeout.components
+        config.busyMode = .timeout(TimeInterval(timeout.seconds) + TimeInterval(timeout.attoseconds) / 1e18)
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw Self.storeError(error, file: path, opening: true)
+        }
+        do {
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
+                if configuration.checksIntegrityAtOpen {
+                    let result = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
+                    if result != ["ok"] {
+                        throw DocumentStoreError.corruptDatabase(file: path, cause: result.joined(separator: "; "))
+                    }
+                }
+                try db.inTransaction(.immediate) {
+                    let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                    if version > Self.schemaVersion {
+                        throw DocumentStoreError.schemaNewerThanProgram(file: path, version: version)
+                    }
+                    if version == 0 {
+                        if try db.tableExists("documents") {
+                            throw DocumentStoreError.corruptDatabase(file: path, cause: "it has a documents table but no schema version; it was not made by DocumentStore")
+                        }
+                        for statement in Self.schema { try db.execute(sql: statement) }
+                        try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
+                    }
+                    return .commit
+                }
+            }
+        } catch {
+            try? pool.close()
+            throw Self.storeError(error, file: path, opening: true)
+        }
+        self.pool = pool
+    }
+
+    /// Runs `body` on a reader connection (a snapshot of the last commit).
+    func read<R>(_ body: (Database) throws -> R) throws(DocumentStoreError) -> R {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw Self.storeError(error, file: path)
+        }
+    }
+
+    /// Runs `body` in an immediate transaction on the writer, committing when it returns.
+    func write<R>(_ body: (Database) throws -> R) throws -> R {
+        var result: R?
+        var systemErrno: Int32 = 0
+        do {
+            try pool.writeWithoutTransaction { db in
+                do {
+                    try db.inTransaction(.immediate) {
+                        result = try body(db)
+                        return .commit
+                    }
+                } catch {
+                    systemErrno = sqlite3_system_errno(db.sqliteConnection)
+                    throw error
+                }
+            }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, file: path, systemErrno: systemErrno, busyTimeout: configuration.busyTimeout)
+        } catch let error as DocumentStoreError {
+            throw Self.storeError(error, file: path, systemErrno: systemErrno, busyTimeout: configuration.busyTimeout)
+        }
+        return result!
+    }
+
+    /// The store error for any error thrown by GRDB or SQLite (others pass through as `.misuse`
+    /// descriptions only when they are not already a ``DocumentStoreError``).
+    static func storeError(_ error: any Error, file: String?, opening: Bool = false, systemErrno: Int32 = 0,
+                           busyTimeout: Duration = .zero) -> DocumentStoreError {
+        let file = file ?? "the store"
+        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
+        if let error = error as? DocumentStoreError {
+            if case .sqlite(let code, let message, let sql) = error {
+                return classify(code: code, message: message, sql: sql, file: file, opening: opening,
+                                systemErrno: systemErrno, busySeconds: seconds)
+            }
+            return error
+        }
+        if let error = error as? DatabaseError {
+            return classify(code: error.extendedResultCode.rawValue, message: error.message ?? "", sql: error.sql,
+                            file: file, opening: opening, systemErrno: systemErrno, busySeconds: seconds)
+        }
+        return .misuse("\(error)")
+    }
+
+    private static func classify(code: Int32, message: String, sql: String?, file: String, opening: Bool,
+                                 systemErrno: Int32, busySeconds: Double) -> DocumentStoreError {
+        switch code & 0xFF {
+        case SQLITE_NOTADB, SQLITE_CORRUPT: return .corruptDatabase(file: file, cause: "\(message) (SQLite code \(code))")
+        case SQLITE_FULL: return .diskFull(file: file)
+        case SQLITE_READONLY: return .readOnly(file: file)
+        case SQLITE_BUSY: return .busyTimeout(file: file, seconds: busySeconds)
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH: return .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
+        case SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemErrno):
+            // A write refused for lack of space (or over the process's file size limit).
+            return .diskFull(file: file)
+        default:
+            return opening ? .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
+                           : .sqlite(code: code, message: message, sql: sql)
+        }
+    }
+}

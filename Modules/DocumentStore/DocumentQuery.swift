@@ -1,0 +1,243 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A query over the documents of one kind (and its registered subclasses' kinds): a predicate on
+/// their JSON, an order, a limit and an offset.
+///
+/// ```swift
+/// let circles = try persistence.query(Circle.self)
+///     .where(Field("radius") > 1)
+///     .sorted(by: "area", ascending: false)
+///     .limit(10)
+///     .fetch()
+/// ```
+///
+/// Values are always bound parameters. Kinds and field paths, which come from the program, are
+/// quoted into the SQL text so that indexes made by ``Persistence/createIndex(kind:fields:)`` apply.
+public struct DocumentQuery<T: Persistable>: Sendable {
+    let persistence: Persistence
+    /// The condition; `nil` for every document of the kind.
+    public var predicate: DocumentPredicate?
+    /// The order; the identifier always breaks ties.
+    public var sort: [DocumentSort] = []
+    /// At most this many results.
+    public var limit: Int?
+    /// Skips this many results first.
+    public var offset = 0
+
+    /// Adds a condition (combined with the existing one by AND).
+    public func `where`(_ condition: DocumentPredicate) -> DocumentQuery {
+        var copy = self
+        copy.predicate = predicate.map { .and([$0, condition]) } ?? condition
+        return copy
+    }
+
+    /// Adds an ordering term by a field.
+    public func sorted(by field: Field, ascending: Bool = true) -> DocumentQuery {
+        sorted(by: .field(field, ascending: ascending))
+    }
+
+    /// Adds an ordering term.
+    public func sorted(by term: DocumentSort) -> DocumentQuery {
+        var copy = self
+        copy.sort.append(term)
+        return copy
+    }
+
+    /// Limits the results to `count`, after skipping `offset`.
+    public func limit(_ count: Int, offset: Int = 0) -> DocumentQuery {
+        var copy = self
+        copy.limit = count
+        copy.offset = offset
+        return copy
+    }
+
+    /// The matching objects, through the identity map (an object already alive is returned as is).
+    public func fetch() throws -> [T] {
+        try snapshots().map { snapshot in
+            if let cached = persistence.identityMap.object(snapshot.identifier), let typed = cached as? T { return typed }
+            let row = Persistence.StoredRow(kind: snapshot.kind, revision: snapshot.revision, deleted: false,
+                                            body: snapshot.body.canonicalText)
+            return try persistence.makeObject(row, identifier: snapshot.identifier, as: T.self, replacing: false)
+        }
+    }
+
+    /// The matching documents as JSON (`Sendable`: for other threads, and what live queries emit).
+    public func snapshots() throws(DocumentStoreError) -> [DocumentSnapshot] {
+        try persistence.snapshots(try compile(columns: "id, kind, revision, body", ordered: true))
+    }
+
+    /// The matching identifiers, in order.
+    public func identifiers() throws(DocumentStoreError) -> [String] {
+        let compiled = try compile(columns: "id", ordered: true)
+        return try persistence.reading { db in
+            let select = try SQLiteStatement(compiled.sql, on: db)
+            defer { select.reset() }
+            compiled.bind(select)
+            var identifiers: [String] = []
+            while try select.step() { identifiers.append(select.text(at: 0) ?? "") }
+            return identifiers
+        }
+    }
+
+    /// How many documents match (ignoring the order; honouring limit and offset).
+    public func count() throws(DocumentStoreError) -> Int {
+        var compiled = try compile(columns: "1", ordered: limit != nil || offset > 0)
+        compiled.sql = "SELECT count(*) FROM (\(compiled.sql))"
+        return try persistence.reading { db in
+            let select = try SQLiteStatement(compiled.sql, on: db)
+            defer { select.reset() }
+            compiled.bind(select)
+            return try select.step() ? Int(select.int64(at: 0)) : 0
+        }
+    }
+
+    /// SQLite's `EXPLAIN QUERY PLAN` for this query, one line per step (to check that an index is used).
+    public func explainQueryPlan() throws(DocumentStoreError) -> [String] {
+        let compiled = try compile(columns: "id, kind, revision, body", ordered: true)
+        return try persistence.reading { db in
+            let select = try SQLiteStatement("EXPLAIN QUERY PLAN " + compiled.sql, on: db)
+            defer { select.reset() }
+            compiled.bind(select)
+            var lines: [String] = []
+            while try select.step() { lines.append(select.text(at: 3) ?? "") }
+            return lines
+        }
+    }
+
+    /// The SQL and its arguments (for tests and benchmarks that run the same query on raw SQLite).
+    package func sql() throws(DocumentStoreError) -> (sql: String, arguments: [JSON]) {
+        let compiled = try compile(columns: "id, kind, revision, body", ordered: true)
+        return (compiled.sql, compiled.arguments)
+    }
+
+    func compile(columns: String, ordered: Bool) throws(DocumentStoreError) -> QuerySQL.Compiled {
+        var arguments: [JSON] = []
+        var sql = "SELECT \(columns) FROM documents WHERE deleted = 0 AND "
+        sql += QuerySQL.kindCondition(persistence.registry.kinds(of: T.self))
+        if let predicate {
+            sql += " AND " + (try QuerySQL.condition(predicate, arguments: &arguments))
+        }
+        if ordered {
+            var terms: [String] = []
+            for term in sort {
+                switch term.key {
+                case .identifier: terms.append("id" + (term.ascending ? "" : " DESC"))
+                case .field(let field): terms.append("json_extract(body, \(QuerySQL.literal(try field.jsonPath())))" + (term.ascending ? "" : " DESC"))
+                }
+            }
+            if !sort.contains(where: { if case .identifier = $0.key { true } else { false } }) { terms.append("id") }
+            sql += " ORDER BY " + terms.joined(separator: ", ")
+        }
+        if limit != nil || offset > 0 {
+            sql += " LIMIT \(limit.map { max(0, $0) } ?? -1) OFFSET \(max(0, offset))"
+        }
+        return QuerySQL.Compiled(sql: sql, arguments: arguments)
+    }
+}
+
+/// SQL text for queries and indexes.
+enum QuerySQL {
+    /// A query's SQL and its bound arguments.
+    struct Compiled: Sendable {
+        var sql: String
+        var arguments: [JSON]
+
+        func bind(_ statement: SQLiteStatement) {
+            for (index, argument) in arguments.enumerated() { statement.bindJSON(argument, at: Int32(index + 1)) }
+        }
+    }
+
+    /// A SQL string literal, quotes doubled.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    static func kindCondition(_ kinds: [String]) -> String {
+        kinds.count == 1 ? "kind = \(literal(kinds[0]))" : "kind IN (\(kinds.map(literal).joined(separator: ", ")))"
+    }
+
+    static func extract(_ field: Field) throws(DocumentStoreError) -> String {
+        "json_extract(body, \(literal(try field.jsonPath())))"
+    }
+
+    static func condition(_ predicate: DocumentPredicate, arguments: inout [JSON]) throws(DocumentStoreError) -> String {
+        switch predicate {
+        case .comparison(let field, let op, let value):
+            arguments.append(value)
+            return "\(try extract(field)) \(op.rawValue) ?"
+        case .isIn(let field, let values):
+            arguments.append(contentsOf: values)
+            return "\(try extract(field)) IN (\(values.map { _ in "?" }.joined(separator: ", ")))"
+        case .like(let field, let pattern):
+            arguments.append(.string(pattern))
+            return "\(try extract(field)) LIKE ?"
+        case .contains(let field, let value):
+            let path = literal(try field.jsonPath())
+            arguments.append(value)
+            return "(json_type(documents.body, \(path)) = 'array' AND EXISTS (SELECT 1 FROM json_each(documents.body, \(path)) AS element WHERE element.value = ?))"
+        case .exists(let field):
+            return "json_type(body, \(literal(try field.jsonPath()))) IS NOT NULL"
+        case .and(let parts):
+            guard !parts.isEmpty else { return "1" }
+            return "(" + (try parts.map { part throws(DocumentStoreError) in try condition(part, arguments: &arguments) }).joined(separator: " AND ") + ")"
+        case .or(let parts):
+            guard !parts.isEmpty else { return "0" }
+            return "(" + (try parts.map { part throws(DocumentStoreError) in try condition(part, arguments: &arguments) }).joined(separator: " OR ") + ")"
+        case .not(let part):
+            return "NOT (\(try condition(part, arguments: &arguments)))"
+        }
+    }
+}
+
+extension Persistence {
+    /// Runs a compiled query that selects `id, kind, revision, body`.
+    func snapshots(_ compiled: QuerySQL.Compiled) throws(DocumentStoreError) -> [DocumentSnapshot] {
+        try reading { db in
+            let select = try SQLiteStatement(compiled.sql, on: db)
+            defer { select.reset() }
+            compiled.bind(select)
+            var rows: [(String, String, String, String)] = []
+            while try select.step() {
+                rows.append((select.text(at: 0) ?? "", select.text(at: 1) ?? "", select.text(at: 2) ?? "", select.text(at: 3) ?? "{}"))
+            }
+            return try rows.map { row throws(DocumentStoreError) in
+                DocumentSnapshot(identifier: row.0, kind: row.1, revision: row.2, body: try JSON(parsing: row.3, identifier: row.0))
+            }
+        }
+    }
+
+    /// A query over `type`'s documents (and its registered subclasses').
+    public func query<T: Persistable>(_ type: T.Type) -> DocumentQuery<T> {
+        DocumentQuery(persistence: self)
+    }
+
+    /// Creates (if missing) an index on `fields` of `kind`'s documents, which queries of exactly that
+    /// kind filtering or sorting on those fields use. Returns the index's name.
+    ///
+    /// The index covers the kinds the query of `kind` covers now (`kind` and its registered subclasses).
+    @discardableResult
+    public func createIndex<T: Persistable>(kind: T.Type, fields: [Field]) throws(DocumentStoreError) -> String {
+        guard !fields.isEmpty else { throw .unsupportedQuery("an index needs at least one field") }
+        let kinds = registry.kinds(of: T.self)
+        let expressions = try fields.map { field throws(DocumentStoreError) in try QuerySQL.extract(field) }
+        let readable = ([T.kind] + fields.map(\.description)).joined(separator: "_")
+            .map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        let name = "documents_\(readable)_\(Self.digest(kinds.joined(separator: ",") + "|" + expressions.joined(separator: ",")))"
+        let sql = "CREATE INDEX IF NOT EXISTS \"\(name)\" ON documents(\(expressions.joined(separator: ", "))) WHERE deleted = 0 AND \(QuerySQL.kindCondition(kinds))"
+        do {
+            try database.write { db in try db.execute(sql: sql) }
+        } catch {
+            throw DocumentDatabase.storeError(error, file: database.path)
+        }
+        return name
+    }
+
+    /// A short stable digest for index names (FNV-1a, 32 bits).
+    private static func digest(_ text: String) -> String {
+        var hash: UInt32 = 0x811C9DC5
+        for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 0x01000193 }
+        return String(hash, radix: 16)
+    }
+}

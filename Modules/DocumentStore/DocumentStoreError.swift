@@ -1,0 +1,88 @@
+import Foundation
+
+/// Everything DocumentStore reports: what failed, where, and why. Nothing is changed when one is thrown
+/// from a save or a transaction: it rolled back whole.
+public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The database could not be opened or created (a read-only folder, a full disk): the file and why.
+    case cannotOpen(file: String, cause: String)
+    /// The file is not a database or is damaged. It is left where it is, untouched.
+    case corruptDatabase(file: String, cause: String)
+    /// The database was written by a newer program (its schema version is above this program's).
+    case schemaNewerThanProgram(file: String, version: Int)
+    /// The disk (or the process's file size limit) is full; the transaction was rolled back.
+    case diskFull(file: String)
+    /// The file or its folder cannot be written.
+    case readOnly(file: String)
+    /// Another process kept the write lock longer than the configured busy timeout.
+    case busyTimeout(file: String, seconds: Double)
+    /// SQLite refused a statement: its extended result code, its message and the SQL.
+    case sqlite(code: Int32, message: String, sql: String?)
+    /// A save or delete was based on a revision that is no longer the document's current one, or a new
+    /// object was saved under an identifier that already has a document. Nothing was written.
+    case conflict(DocumentConflict)
+    /// A stored document has a kind no type was registered for (``Persistence/register(persistableKind:)``).
+    case unregisteredKind(kind: String, identifier: String)
+    /// A stored document's kind is not the requested type or one of its subclasses.
+    case wrongKind(identifier: String, expected: String, found: String)
+    /// A relationship names a document that does not exist (or was deleted).
+    case missingDocument(identifier: String, kind: String)
+    /// Stored or given JSON text is not valid JSON: the document (when known), the byte offset and why.
+    case malformedJSON(identifier: String?, offset: Int, reason: String)
+    /// A value cannot be stored as JSON (NaN, an infinity, a type with no JSON form): the document and path.
+    case invalidValue(identifier: String, path: String, reason: String)
+    /// The type's `init?(with:from:)` returned `nil` for a stored document.
+    case documentRejected(identifier: String, kind: String)
+    /// Loading the document needs the document itself first (a cycle of eager loads); use ``Lazy`` for one side.
+    case cyclicLoad(identifier: String)
+    /// The query cannot be expressed: names the part.
+    case unsupportedQuery(String)
+    /// The store was used in a way it does not allow (a save from inside another store's transaction
+    /// through the wrong thread, a revision that does not parse).
+    case misuse(String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let file, let cause): "cannot open \(file): \(cause)"
+        case .corruptDatabase(let file, let cause): "\(file) is not a valid document database (\(cause)); it was left untouched"
+        case .schemaNewerThanProgram(let file, let version): "\(file) has schema version \(version), newer than this program knows"
+        case .diskFull(let file): "\(file): the disk is full; nothing was written"
+        case .readOnly(let file): "\(file) cannot be written (read-only file or folder); nothing was written"
+        case .busyTimeout(let file, let seconds): "\(file): another connection kept the write lock for more than \(seconds) s"
+        case .sqlite(let code, let message, let sql): "SQLite error \(code): \(message)" + (sql.map { " (in \($0))" } ?? "")
+        case .conflict(let conflict): "\(conflict)"
+        case .unregisteredKind(let kind, let identifier): "document \(identifier) has kind \(kind), which is not registered"
+        case .wrongKind(let identifier, let expected, let found): "document \(identifier) is a \(found), not a \(expected)"
+        case .missingDocument(let identifier, let kind): "no \(kind) document \(identifier)"
+        case .malformedJSON(let identifier, let offset, let reason):
+            (identifier.map { "document \($0): " } ?? "") + "malformed JSON at byte \(offset): \(reason)"
+        case .invalidValue(let identifier, let path, let reason): "document \(identifier), \(path): \(reason)"
+        case .documentRejected(let identifier, let kind): "\(kind).init(with:from:) returned nil for document \(identifier)"
+        case .cyclicLoad(let identifier): "loading \(identifier) needs \(identifier) itself; make one side of the cycle Lazy"
+        case .unsupportedQuery(let what): "unsupported query: \(what)"
+        case .misuse(let what): what
+        }
+    }
+}
+
+/// Both sides of a refused save: the revision the object was based on and what it tried to write,
+/// and the document's current revision and body.
+public struct DocumentConflict: Sendable, Equatable, CustomStringConvertible {
+    /// The document's identifier.
+    public let identifier: String
+    /// The kind of the object being saved.
+    public let kind: String
+    /// The revision the saved object was loaded or last saved at; `nil` for a new object.
+    public let baseRevision: String?
+    /// The body the save tried to write (`nil` for a delete).
+    public let attempted: JSON?
+    /// The document's current revision.
+    public let currentRevision: String
+    /// The document's current body (`nil` when the current revision is a deletion).
+    public let current: JSON?
+
+    public var description: String {
+        let base = baseRevision.map { "based on revision \($0)" } ?? "as a new document"
+        return "conflict on \(kind) \(identifier): saved \(base), but the current revision is \(currentRevision)"
+            + (current == nil ? " (deleted)" : "")
+    }
+}

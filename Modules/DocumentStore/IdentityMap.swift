@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mutex for state that holds non-`Sendable` references (the identity map's weak objects), which
+/// `Synchronization.Mutex` cannot hand out of its closure.
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    @inline(__always)
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// The weak identity map: one live instance per identifier, and the revision each instance was
+/// loaded or saved at.
+///
+/// Entries hold their objects weakly, so the map never keeps a document alive; an entry whose object
+/// is gone counts as absent and is swept out as the map grows.
+final class IdentityMap: @unchecked Sendable {
+    final class Entry {
+        weak var object: AnyObject?
+        var revision: String
+        /// The object's document was deleted (through it): loads no longer return it.
+        var deleted: Bool
+
+        init(object: AnyObject, revision: String, deleted: Bool = false) {
+            self.object = object
+            self.revision = revision
+            self.deleted = deleted
+        }
+    }
+
+    private let lock = Lock()
+    private var entries: [String: Entry] = [:]
+    private var sweepAt = 1024
+
+    /// The live instance for `identifier`, unless its document was deleted through it.
+    @inline(__always)
+    func object(_ identifier: String) -> AnyObject? {
+        lock.withLock {
+            guard let entry = entries[identifier], !entry.deleted else { return nil }
+            return entry.object
+        }
+    }
+
+    /// The revision `object` was loaded or saved at, when it is the map's instance for its identifier.
+    func revision(of object: AnyObject, identifier: String) -> String? {
+        lock.withLock {
+            guard let entry = entries[identifier], entry.object === object else { return nil }
+            return entry.revision
+        }
+    }
+
+    /// Whether a live instance of `identifier` is in the map.
+    func contains(_ identifier: String) -> Bool { object(identifier) != nil }
+
+    /// Adds a freshly loaded `object`, unless another thread added a live instance first: then that
+    /// one is returned (and `object` dropped), so everyone shares one instance.
+    func insertLoaded(_ object: AnyObject, identifier: String, revision: String) -> AnyObject {
+        lock.withLock {
+            if let entry = entries[identifier], !entry.deleted, let existing = entry.object { return existing }
+            entries[identifier] = Entry(object: object, revision: revision)
+            sweepIfLarge()
+            return object
+        }
+    }
+
+    /// Records that `object` was saved (or deleted) at `revision`: it becomes the map's instance.
+    func recordSaved(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
+        lock.withLock {
+            if let entry = entries[identifier] {
+                entry.object = object
+                entry.revision = revision
+                entry.deleted = deleted
+            } else {
+                entries[identifier] = Entry(object: object, revision: revision, deleted: deleted)
+                sweepIfLarge()
+            }
+        }
+    }
+
+    /// Replaces whatever instance `identifier` had with `object` (a refresh), or removes it.
+    func replace(_ identifier: String, with object: AnyObject?, revision: String) {
+        lock.withLock {
+            if let object {
+                entries[identifier] = Entry(object: object, revision: revision)
+            } else {
+                entries[identifier] = nil
+            }
+        }
+    }
+
+    /// The number of entries whose object is alive.
+    var liveCount: Int { lock.withLock { entries.values.count { $0.object != nil } } }
+
+    private func sweepIfLarge() {
+        guard entries.count >= sweepAt else { return }
+        entries = entries.filter { $0.value.object != nil }
+        sweepAt = max(1024, entries.count * 2)
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Tells live queries that something committed: at once for this `Persistence`'s own transactions,
+/// and, while anyone listens, within one poll interval for other connections' and processes'
+/// (`PRAGMA data_version` on a connection of its own moves whenever another connection commits).
+final class CommitHub: @unchecked Sendable {
+    private let path: String
+    private let interval: Duration
+    private let lock = Lock()
+    private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+    private var nextID = 0
+    private var poller: Task<Void, Never>?
+
+    init(path: String, interval: Duration) {
+        self.path = path
+        self.interval = interval
+    }
+
+    deinit { poller?.cancel() }
+
+    /// A stream of "something committed" ticks, coalesced, starting with one at once.
+    func subscribe() -> (id: Int, ticks: AsyncStream<Void>) {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.yield()
+        let id = lock.withLock {
+            nextID += 1
+            subscribers[nextID] = continuation
+            if poller == nil { poller = startPolling() }
+            return nextID
+        }
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: Int) {
+        lock.withLock {
+            subscribers[id]?.finish()
+            subscribers[id] = nil
+            if subscribers.isEmpty {
+                poller?.cancel()
+                poller = nil
+            }
+        }
+    }
+
+    func notify() {
+        let continuations = lock.withLock { Array(subscribers.values) }
+        for continuation in continuations { continuation.yield() }
+    }
+
+    private func startPolling() -> Task<Void, Never> {
+        let path = path
+        let interval = interval
+        return Task.detached { [weak self] in
+            var handle: OpaquePointer?
+            guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+                  let connection = handle else {
+                if let handle { sqlite3_close_v2(handle) }
+                return
+            }
+            defer { sqlite3_close_v2(connection) }
+            sqlite3_busy_timeout(connection, 1000)
+            var version = Self.dataVersion(connection)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let now = Self.dataVersion(connection)
+                if now != version {
+                    version = now
+                    self?.notify()
+                }
+            }
+        }
+    }
+
+    private static func dataVersion(_ connection: OpaquePointer) -> Int64 {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else { return -1 }
+        defer { sqlite3_finalize(statement) }
+        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
+    }
+}
+
+extension DocumentQuery {
+    /// The query's results now, and again each time a commit (from this process or another) changes
+    /// them: which documents match, in which order, at which revisions. Commits that leave the results
+    /// as they were emit nothing.
+    ///
+    /// ```swift
+    /// for try await circles in persistence.query(Circle.self).where(Field("radius") > 1).observe() {
+    ///     print(circles.map(\.identifier))
+    /// }
+    /// ```
+    ///
+    /// The stream ends with an error when the query cannot run; it stops when its consumer stops.
+    public func observe() -> AsyncThrowingStream<[DocumentSnapshot], Error> {
+        let (stream, continuation) = AsyncThrowingStream<[DocumentSnapshot], Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let persistence = persistence
+        let compiled: QuerySQL.Compiled
+        do {
+            compiled = try compile(columns: "id, kind, revision, body", ordered: true)
+        } catch {
+            continuation.finish(throwing: error)
+            return stream
+        }
+        let task = Task.detached {
+            let hub = persistence.hub
+            let (id, ticks) = hub.subscribe()
+            defer { hub.unsubscribe(id) }
+            var last: [DocumentSnapshot]?
+            for await _ in ticks {
+                do {
+                    let results = try persistence.snapshots(compiled)
+                    if results != last {
+                        last = results
+                        continuation.yield(results)
+                    }
+                } catch {
+                    continuation.finish(throwing: error)
+                    return
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}
+
+/// One entry of the change feed: a revision written, in commit order.
+public struct DocumentChange: Sendable, Equatable, CustomStringConvertible {
+    /// The feed position (increasing; each written revision has its own).
+    public let sequence: Int64
+    /// The document's identifier.
+    public let identifier: String
+    /// The revision written.
+    public let revision: String
+    /// Whether the revision is a deletion.
+    public let deleted: Bool
+
+    public var description: String { "\(sequence) \(identifier) \(revision)\(deleted ? " deleted" : "")" }
+}
+
+extension Persistence {
+    /// The revisions written after `sequence`, in commit order: every save and delete, from every
+    /// process, each once. Pass the last entry's sequence to continue.
+    public func changes(since sequence: Int64 = 0, limit: Int = 1000) throws(DocumentStoreError) -> [DocumentChange] {
+        try reading { db in
+            let select = try SQLiteStatement("""
+                SELECT c.sequence, d.id, c.revision, c.deleted FROM changes AS c JOIN documents AS d ON d.number = c.document
+                WHERE c.sequence > ? ORDER BY c.sequence LIMIT ?
+                """, on: db)
+            defer { select.reset() }
+            select.bind(sequence, at: 1)
+            select.bind(Int64(max(0, limit)), at: 2)
+            var changes: [DocumentChange] = []
+            while try select.step() {
+                changes.append(DocumentChange(sequence: select.int64(at: 0), identifier: select.text(at: 1) ?? "",
+                                              revision: select.text(at: 2) ?? "", deleted: select.int64(at: 3) != 0))
+            }
+            return changes
+        }
+    }
+
+    /// The sequence of the last change written (0 for an empty store).
+    public func lastSequence() throws(DocumentStoreError) -> Int64 {
+        try reading { db in
+            let select = try SQLiteStatement("SELECT coalesce(max(sequence), 0) FROM changes", on: db)
+            defer { select.reset() }
+            return try select.step() ? select.int64(at: 0) : 0
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+
+/// What a replicator needs beyond the public API (package access: `DocumentSync` uses it).
+extension Persistence {
+    /// Adds a revision made by another replica, with its ancestry, in the current transaction (or one
+    /// of its own), and makes the tree's winner current. `false` when the revision was already known.
+    ///
+    /// An object loaded before keeps its revision: saving it after the winner changed is a conflict.
+    @discardableResult
+    package func insertForeign(_ revision: ForeignRevision) throws -> Bool {
+        try transaction { persistence in
+            let context = persistence.currentContext()!
+            let inserted = try RevisionTree(db: context.db).insert(revision, context: context)
+            if inserted { context.didWrite = true }
+            return inserted
+        }
+    }
+
+    /// The leaves of a document's revision tree (more than one when replicas conflict).
+    package func branches(of identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
+        try reading { db in try RevisionTree(db: db).branches(identifier: identifier) }
+    }
+
+    /// The ancestry of a revision, itself first, as far as the tree keeps it (empty when unknown).
+    package func history(of identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
+        try reading { db in try RevisionTree(db: db).history(identifier: identifier, revision: revision) }
+    }
+
+    /// Writes (or with `nil` removes) a named checkpoint, in the current transaction so it commits with
+    /// the documents it describes.
+    package func setCheckpoint(_ value: String?, for name: String) throws {
+        try transaction { persistence in
+            let db = persistence.currentContext()!.db
+            if let value {
+                try db.execute(sql: "INSERT INTO checkpoints(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                               arguments: [name, value])
+            } else {
+                try db.execute(sql: "DELETE FROM checkpoints WHERE name = ?", arguments: [name])
+            }
+        }
+    }
+
+    /// A named checkpoint's value.
+    package func checkpoint(_ name: String) throws(DocumentStoreError) -> String? {
+        try reading { db in try String.fetchOne(db, sql: "SELECT value FROM checkpoints WHERE name = ?", arguments: [name]) }
+    }
+}
+
+extension Persistence {
+    /// The number of rows in one of the store's tables (`documents`, `revisions`, `changes`), for tests.
+    package func rawCount(_ table: String) throws(DocumentStoreError) -> Int {
+        guard ["documents", "revisions", "changes", "checkpoints"].contains(table) else {
+            throw .misuse("\(table) is not a table of the store")
+        }
+        return try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
+    }
+}

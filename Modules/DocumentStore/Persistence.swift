@@ -1,0 +1,343 @@
+import Foundation
+import FileStorageKit
+import GRDB
+
+/// A document store: `Persistable` objects kept as JSON documents in one SQLite file, behind a weak
+/// identity map. Dali's `Persistence`, with what Couchbase Lite adds: queries, revisions, conflicts,
+/// a change feed and live queries.
+///
+/// ```swift
+/// let persistence = try Persistence(name: "Shapes")
+/// persistence.register(persistableKind: Square.self)
+/// persistence.register(persistableKind: Circle.self)
+/// try persistence.save(VennDiagram(left: Circle(radius: 1), right: Circle(radius: 2)))   // one transaction
+/// let shape: Shape? = try persistence.load(identifier)   // a Square or a Circle
+/// ```
+///
+/// `Persistence` may be used from any thread or task. The objects it returns are not `Sendable`: use
+/// each one on the thread (or actor) that loaded it, and hand identifiers, not objects, to others.
+/// Loading an identifier gives the same instance everywhere while anyone holds it.
+public final class Persistence: Sendable {
+    /// Where the store lives and how it behaves.
+    public let configuration: PersistenceConfiguration
+    let database: DocumentDatabase
+    let identityMap = IdentityMap()
+    let registry = KindRegistry()
+    let hub: CommitHub
+
+    /// Opens (creating when missing) the store described by `configuration`.
+    ///
+    /// - Throws: ``DocumentStoreError/cannotOpen(file:cause:)`` (a read-only folder, a full disk),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)`` (the file is left untouched),
+    ///   ``DocumentStoreError/schemaNewerThanProgram(file:version:)``.
+    public init(configuration: PersistenceConfiguration) throws(DocumentStoreError) {
+        self.configuration = configuration
+        database = try DocumentDatabase(configuration: configuration)
+        hub = CommitHub(path: configuration.url.path, interval: configuration.otherProcessPollInterval)
+    }
+
+    /// Opens the store `<name>.sqlite` in the application-support folder of `appName` (`name` when nil).
+    public convenience init(name: String, appName: String? = nil, directories: AppDirectories? = nil) throws(DocumentStoreError) {
+        try self.init(configuration: PersistenceConfiguration(name: name, appName: appName, directories: directories))
+    }
+
+    /// Opens the store in the file `url`.
+    public convenience init(url: URL) throws(DocumentStoreError) {
+        try self.init(configuration: PersistenceConfiguration(url: url))
+    }
+
+    /// The database file.
+    public var url: URL { configuration.url }
+
+    // MARK: Kinds
+
+    /// Makes documents of `type`'s kind load as `type`, and lets queries and loads of a superclass
+    /// find them. Registering a kind again replaces its type. Saving an object registers its type too.
+    public func register<T: Persistable>(persistableKind type: T.Type) {
+        registry.register(type)
+    }
+
+    // MARK: Loading
+
+    /// The object stored under `identifier`, `nil` for a `nil` identifier or when there is no such
+    /// document (or it was deleted).
+    ///
+    /// While any instance for `identifier` is alive, this returns that instance, without reading the
+    /// database; use ``refresh(_:)`` to see a newer revision.
+    ///
+    /// - Throws: ``DocumentStoreError/wrongKind(identifier:expected:found:)`` when the document is not a
+    ///   `T` (or a subclass), ``DocumentStoreError/unregisteredKind(kind:identifier:)``,
+    ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
+    ///   ``DocumentStoreError/documentRejected(identifier:kind:)`` when `init?(with:from:)` returns nil,
+    ///   and whatever `init?(with:from:)` throws.
+    public func load<T: Persistable>(_ identifier: String?) throws -> T? {
+        guard let identifier else { return nil }
+        if let cached = identityMap.object(identifier) {
+            guard let typed = cached as? T else {
+                throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: cached))
+            }
+            return typed
+        }
+        return try loadStored(identifier, as: T.self, replacing: false)
+    }
+
+    /// ``load(_:)`` with the type spelled out: `try persistence.load(Circle.self, id)`.
+    public func load<T: Persistable>(_ type: T.Type, _ identifier: String?) throws -> T? {
+        try load(identifier)
+    }
+
+    /// Every document of `kind`'s kind and its registered subclasses' kinds, ordered by identifier.
+    public func loadAll<T: Persistable>(kind: T.Type) throws -> [T] {
+        try query(kind).sorted(by: .identifier).fetch()
+    }
+
+    /// Whether an instance for `identifier` is alive in the identity map.
+    public func isCached(identifier: String) -> Bool {
+        identityMap.contains(identifier)
+    }
+
+    /// The revision `object` was loaded or last saved at; `nil` for an object the store has not seen
+    /// (or that another instance replaced).
+    public func revision(of object: some Persistable) -> String? {
+        identityMap.revision(of: object, identifier: object.identifier)
+    }
+
+    /// A fresh instance of the document `object` was loaded from, at its current revision; `object`
+    /// itself when that is still the revision it has. The new instance replaces `object` in the
+    /// identity map (saving `object` afterwards is a conflict). `nil` when the document was deleted.
+    public func refresh<T: Persistable>(_ object: T) throws -> T? {
+        let identifier = object.identifier
+        guard let row = try readDocument(identifier), !row.deleted else {
+            identityMap.replace(identifier, with: nil, revision: "")
+            return nil
+        }
+        if identityMap.revision(of: object, identifier: identifier) == row.revision { return object }
+        return try makeObject(row, identifier: identifier, as: T.self, replacing: true)
+    }
+
+    /// The stored document for `identifier`, as JSON, without building an object; `nil` when there is
+    /// none or it is deleted.
+    public func snapshot(_ identifier: String) throws(DocumentStoreError) -> DocumentSnapshot? {
+        guard let row = try readDocument(identifier), !row.deleted else { return nil }
+        return DocumentSnapshot(identifier: identifier, kind: row.kind, revision: row.revision,
+                                body: try JSON(parsing: row.body, identifier: identifier))
+    }
+
+    // MARK: Saving
+
+    /// Saves `object` and, in the same transaction, everything its `save(to:)` saves.
+    ///
+    /// Outside a transaction this starts one; inside one (a `save(to:)`, a ``transaction(_:)``) it
+    /// joins it. Each identifier's `save(to:)` runs at most once per transaction, so object graphs
+    /// with cycles end (call `to.save(child)` from `save(to:)` for that). All or nothing: when
+    /// anything throws, nothing is written and no object's revision changes.
+    ///
+    /// - Throws: ``DocumentStoreError/conflict(_:)`` when an object was changed elsewhere since it was
+    ///   loaded or saved (``refresh(_:)`` it and try again), or when a new object reuses the identifier
+    ///   of an existing document.
+    public func save(_ object: some Persistable) throws {
+        if let context = currentContext() {
+            guard context.visited.insert(object.identifier).inserted else { return }
+            try object.save(to: self)
+        } else {
+            try transaction { try $0.save(object) }
+        }
+    }
+
+    /// Writes `object`'s document with these fields: what `save(to:)` calls.
+    ///
+    /// ```swift
+    /// try to.save(self, json: ["left": left.identifier, "right": right.identifier])
+    /// ```
+    public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
+        try save(object, document: .object(json.mapValues { $0.jsonValue }))
+    }
+
+    /// Writes `object`'s document with the body `document`, which must be a JSON object.
+    public func save(_ object: some Persistable, document: JSON) throws {
+        let identifier = object.identifier
+        guard case .object = document else {
+            throw DocumentStoreError.invalidValue(identifier: identifier, path: "$", reason: "a document body must be a JSON object")
+        }
+        let type = type(of: object)
+        registry.register(type)
+        let text = try CanonicalJSON.checkedText(document, identifier: identifier)
+        if let context = currentContext() {
+            try context.put(object, identifier: identifier, kind: type.kind, text: text, body: document, deleted: false)
+        } else {
+            try transaction { persistence in
+                try persistence.currentContext()!.put(object, identifier: identifier, kind: type.kind, text: text,
+                                                      body: document, deleted: false)
+            }
+        }
+    }
+
+    /// Deletes `object`'s document: a new revision that is a deletion (a tombstone the change feed and
+    /// replicas see). Loading the identifier then gives `nil`.
+    ///
+    /// - Throws: ``DocumentStoreError/conflict(_:)`` when the document changed since `object` was
+    ///   loaded or saved.
+    public func delete(_ object: some Persistable) throws {
+        if let context = currentContext() {
+            try context.put(object, identifier: object.identifier, kind: type(of: object).kind, text: "{}",
+                            body: nil, deleted: true)
+        } else {
+            try transaction { try $0.delete(object) }
+        }
+    }
+
+    /// Runs `body` in one write transaction: every save and delete in it commits together, or none
+    /// does when it throws. Inside another transaction of this store, `body` joins it.
+    @discardableResult
+    public func transaction<R>(_ body: (Persistence) throws -> R) throws -> R {
+        if currentContext() != nil { return try body(self) }
+        var finished: WriteContext?
+        let result = try database.write { db in
+            let context = WriteContext(persistence: self, db: db)
+            finished = context
+            return try WriteContext.$current.withValue(context) { try body(self) }
+        }
+        if let finished, finished.didWrite || !finished.order.isEmpty {
+            for identifier in finished.order {
+                let written = finished.written[identifier]!
+                identityMap.recordSaved(written.object, identifier: identifier, revision: written.revision, deleted: written.deleted)
+            }
+            hub.notify()
+        }
+        return result
+    }
+
+    // MARK: Internals
+
+    func currentContext() -> WriteContext? {
+        guard let context = WriteContext.current, context.persistence === self else { return nil }
+        return context
+    }
+
+    /// Runs `body` on the current transaction's connection, or on a reader.
+    func reading<R>(_ body: (Database) throws -> R) throws(DocumentStoreError) -> R {
+        if let context = currentContext() {
+            do { return try body(context.db) } catch { throw DocumentDatabase.storeError(error, file: database.path) }
+        }
+        return try database.read(body)
+    }
+
+    struct StoredRow {
+        let kind: String
+        let revision: String
+        let deleted: Bool
+        let body: String
+    }
+
+    func readDocument(_ identifier: String) throws(DocumentStoreError) -> StoredRow? {
+        try reading { db in
+            let select = try SQLiteStatement("SELECT kind, revision, deleted, body FROM documents WHERE id = ?", on: db)
+            defer { select.reset() }
+            select.bind(identifier, at: 1)
+            guard try select.step() else { return nil }
+            return StoredRow(kind: select.text(at: 0) ?? "", revision: select.text(at: 1) ?? "",
+                             deleted: select.int64(at: 2) != 0, body: select.text(at: 3) ?? "{}")
+        }
+    }
+
+    func loadStored<T: Persistable>(_ identifier: String, as type: T.Type, replacing: Bool) throws -> T? {
+        guard let row = try readDocument(identifier), !row.deleted else { return nil }
+        return try makeObject(row, identifier: identifier, as: type, replacing: replacing)
+    }
+
+    /// Builds the object for a stored row and puts it in the identity map.
+    func makeObject<T: Persistable>(_ row: StoredRow, identifier: String, as type: T.Type, replacing: Bool) throws -> T {
+        let concrete = try registry.type(forKind: row.kind, identifier: identifier, as: T.self)
+        let json = try JSON(parsing: row.body, identifier: identifier)
+        let made = try LoadChain.loading(identifier) { try concrete.init(with: json, from: self) }
+        guard let object = made else { throw DocumentStoreError.documentRejected(identifier: identifier, kind: row.kind) }
+        object.identifier = identifier
+        if replacing {
+            identityMap.replace(identifier, with: object, revision: row.revision)
+            return object
+        }
+        let shared = identityMap.insertLoaded(object, identifier: identifier, revision: row.revision)
+        guard let typed = shared as? T else {
+            throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: shared))
+        }
+        return typed
+    }
+
+    static func kind(of object: AnyObject) -> String {
+        (object as? any Persistable).map { type(of: $0).kind } ?? "\(type(of: object))"
+    }
+}
+
+/// The identifiers being loaded on this thread, innermost first: a load that needs one of them again
+/// is a cycle of eager loads, reported instead of recursing until the stack runs out.
+final class LoadChain: Sendable {
+    let identifier: String
+    let next: LoadChain?
+
+    init(_ identifier: String, next: LoadChain?) {
+        self.identifier = identifier
+        self.next = next
+    }
+
+    @TaskLocal static var current: LoadChain?
+
+    static func loading<R>(_ identifier: String, _ body: () throws -> R) throws -> R {
+        var link = current
+        while let current = link {
+            if current.identifier == identifier { throw DocumentStoreError.cyclicLoad(identifier: identifier) }
+            link = current.next
+        }
+        return try $current.withValue(LoadChain(identifier, next: current), operation: body)
+    }
+}
+
+/// Document kinds and the types that load them.
+final class KindRegistry: @unchecked Sendable {
+    private let lock = Lock()
+    private var types: [String: any Persistable.Type] = [:]
+
+    func register(_ type: any Persistable.Type) {
+        let kind = type.kind
+        lock.withLock {
+            if let existing = types[kind], ObjectIdentifier(existing) == ObjectIdentifier(type) { return }
+            types[kind] = type
+        }
+    }
+
+    func registered(_ kind: String) -> (any Persistable.Type)? {
+        lock.withLock { types[kind] }
+    }
+
+    /// The type to build a stored `kind` with when a `T` is asked for.
+    func type<T: Persistable>(forKind kind: String, identifier: String, as requested: T.Type) throws(DocumentStoreError) -> T.Type {
+        if let registered = registered(kind) {
+            guard let typed = registered as? T.Type else {
+                throw .wrongKind(identifier: identifier, expected: T.kind, found: kind)
+            }
+            return typed
+        }
+        if T.kind == kind { return T.self }
+        throw .unregisteredKind(kind: kind, identifier: identifier)
+    }
+
+    /// `T`'s kind and the kinds of every registered type that is a `T` (its subclasses).
+    func kinds<T: Persistable>(of requested: T.Type) -> [String] {
+        var kinds: Set<String> = [T.kind]
+        lock.withLock {
+            for (kind, type) in types where type is T.Type { kinds.insert(kind) }
+        }
+        return kinds.sorted()
+    }
+}
+
+/// A stored document as JSON: what queries and live queries return across threads.
+public struct DocumentSnapshot: Sendable, Hashable {
+    /// The document's identifier.
+    public let identifier: String
+    /// Its kind.
+    public let kind: String
+    /// Its current revision.
+    public let revision: String
+    /// Its body.
+    public let body: JSON
+}

@@ -1,0 +1,48 @@
+import Foundation
+import FileStorageKit
+
+/// Where a document store lives and how it trades speed for durability.
+///
+/// ```swift
+/// var configuration = PersistenceConfiguration(name: "Shapes", appName: "shapes")
+/// configuration.revisionHistoryLimit = 50
+/// let persistence = try Persistence(configuration: configuration)
+/// ```
+public struct PersistenceConfiguration: Sendable {
+    /// How much a commit waits for the disk.
+    public enum Durability: Sendable {
+        /// `PRAGMA synchronous = FULL` (the default): a save returns after the write-ahead log reached
+        /// the disk, so it survives a killed process and a power loss.
+        case full
+        /// `PRAGMA synchronous = NORMAL`: survives a killed process; a power loss can lose the last saves.
+        case normal
+    }
+
+    /// The database file.
+    public var url: URL
+    /// What a commit survives; `.full` by default.
+    public var durability: Durability = .full
+    /// How long a save waits for another process's write lock before ``DocumentStoreError/busyTimeout(file:seconds:)``.
+    public var busyTimeout: Duration = .seconds(10)
+    /// How many generations of ancestors each document's revision tree keeps (at least 1). Older
+    /// revision records are pruned; the change feed keeps every entry.
+    public var revisionHistoryLimit = 20
+    /// How often live queries look for commits made by other processes (`PRAGMA data_version` on a
+    /// connection of their own). Commits made through this `Persistence` are seen at once.
+    public var otherProcessPollInterval: Duration = .milliseconds(50)
+    /// Whether opening runs `PRAGMA quick_check`, so a damaged file is reported at open instead of at
+    /// the first read of a damaged page. On by default; it reads every page once.
+    public var checksIntegrityAtOpen = true
+
+    /// A store in the file `url`.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// A store named `name` (the file `<name>.sqlite`) in the application-support folder of
+    /// `appName` (`name` when `nil`), resolved by `AppDirectories`.
+    public init(name: String, appName: String? = nil, directories: AppDirectories? = nil) {
+        let folder = (directories ?? AppDirectories(appName: appName ?? name)).applicationSupport
+        url = folder.appendingPathComponent("\(AppDirectories.safeComponent(name)).sqlite")
+    }
+}

@@ -1,0 +1,39 @@
+import Crypto
+import Foundation
+
+/// Revision identifiers: `<generation>-<digest>`.
+///
+/// The generation counts the revisions from the document's first (1) along its branch. The digest is
+/// SHA-256, in lowercase hexadecimal, over the parent revision's identifier (empty for a first
+/// revision), a zero byte, `1` or `0` for the deleted flag, a zero byte, and the canonical JSON text
+/// of the body (`{}` for a deletion). Every process, on every platform, computes the same identifier
+/// for the same edit of the same parent, so two replicas that make the same change agree on it.
+public enum Revision {
+    /// The revision that follows `parent` with `canonicalBody` (and the deleted flag).
+    public static func next(after parent: String?, canonicalBody: String, deleted: Bool) -> String {
+        let generation = (parent.flatMap(generation(of:)) ?? 0) + 1
+        var hasher = SHA256()
+        if let parent { hasher.update(data: Data(parent.utf8)) }
+        hasher.update(data: deleted ? [0, 0x31, 0] : [0, 0x30, 0])
+        hasher.update(data: Data(canonicalBody.utf8))
+        let digest = hasher.finalize()
+        var text = [UInt8]()
+        text.reserveCapacity(72)
+        text.append(contentsOf: String(generation).utf8)
+        text.append(UInt8(ascii: "-"))
+        for byte in digest {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The generation of a revision identifier, or `nil` when it does not have the `<n>-<digest>` form.
+    public static func generation(of revision: String) -> Int? {
+        guard let dash = revision.utf8.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        guard let value = Int(revision[..<dash]), value > 0 else { return nil }
+        return value
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,202 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A leaf of a document's revision tree: the current revision or a conflicting branch.
+package struct RevisionBranch: Sendable, Equatable {
+    /// The leaf's revision identifier.
+    package let revision: String
+    /// Whether the leaf is a deletion.
+    package let deleted: Bool
+    /// The leaf's body (`nil` for a deletion).
+    package let body: JSON?
+    /// Whether it is the document's current (winning) revision.
+    package let isCurrent: Bool
+}
+
+/// A revision made elsewhere (by a replica), with the identifiers of its ancestors, nearest first.
+package struct ForeignRevision: Sendable, Equatable {
+    package var identifier: String
+    package var kind: String
+    package var revision: String
+    package var ancestors: [String]
+    package var deleted: Bool
+    package var body: JSON?
+
+    package init(identifier: String, kind: String, revision: String, ancestors: [String], deleted: Bool, body: JSON?) {
+        self.identifier = identifier
+        self.kind = kind
+        self.revision = revision
+        self.ancestors = ancestors
+        self.deleted = deleted
+        self.body = body
+    }
+}
+
+/// The revision tree of documents, on a connection inside a write transaction.
+///
+/// Invariants: `documents` holds each document's winner and its body; in `revisions`, every leaf other
+/// than the winner keeps its body (`{}` for a deletion) and every other node has none. The winner is
+/// the leaf that is not deleted if any, then the highest generation, then the greatest identifier:
+/// the rule CouchDB and Couchbase Lite use, so every replica picks the same one.
+struct RevisionTree {
+    let db: Database
+
+    struct Leaf {
+        let revision: String
+        let generation: Int64
+        let deleted: Bool
+        let body: String?
+    }
+
+    func leaves(document: Int64) throws(DocumentStoreError) -> [Leaf] {
+        let select = try SQLiteStatement("""
+            SELECT revision, generation, deleted, body FROM revisions AS r WHERE document = ?1
+            AND NOT EXISTS (SELECT 1 FROM revisions AS c WHERE c.document = ?1 AND c.parent = r.revision)
+            """, on: db)
+        defer { select.reset() }
+        select.bind(document, at: 1)
+        var leaves: [Leaf] = []
+        while try select.step() {
+            leaves.append(Leaf(revision: select.text(at: 0) ?? "", generation: select.int64(at: 1),
+                               deleted: select.int64(at: 2) != 0, body: select.isNull(at: 3) ? nil : select.text(at: 3)))
+        }
+        return leaves
+    }
+
+    static func beats(_ a: Leaf, _ b: Leaf) -> Bool {
+        if a.deleted != b.deleted { return !a.deleted }
+        if a.generation != b.generation { return a.generation > b.generation }
+        return b.revision.utf8.lexicographicallyPrecedes(a.revision.utf8)
+    }
+
+    /// Makes the winning leaf the document's current revision, moving bodies to keep the invariants.
+    func electWinner(document: Int64) throws(DocumentStoreError) {
+        let current = try SQLiteStatement("SELECT revision, deleted, body FROM documents WHERE number = ?", on: db)
+        current.bind(document, at: 1)
+        guard try current.step() else { current.reset(); return }
+        let currentRevision = current.text(at: 0) ?? ""
+        let currentBody = current.text(at: 2) ?? "{}"
+        current.reset()
+        let leaves = try leaves(document: document)
+        guard let winner = leaves.max(by: { Self.beats($1, $0) }), winner.revision != currentRevision else { return }
+        let setBody = try SQLiteStatement("UPDATE revisions SET body = ? WHERE document = ? AND revision = ?", on: db)
+        if leaves.contains(where: { $0.revision == currentRevision }) {
+            setBody.bind(currentBody, at: 1)
+            setBody.bind(document, at: 2)
+            setBody.bind(currentRevision, at: 3)
+            try setBody.run()
+        }
+        setBody.bindNull(at: 1)
+        setBody.bind(document, at: 2)
+        setBody.bind(winner.revision, at: 3)
+        try setBody.run()
+        let update = try SQLiteStatement("UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", on: db)
+        update.bind(winner.revision, at: 1)
+        update.bind(Int64(winner.deleted ? 1 : 0), at: 2)
+        update.bind(winner.body ?? "{}", at: 3)
+        update.bind(document, at: 4)
+        try update.run()
+    }
+
+    /// Adds a revision made elsewhere, with its ancestry, and elects the winner. `false` when the
+    /// revision was already known.
+    func insert(_ foreign: ForeignRevision, context: WriteContext) throws(DocumentStoreError) -> Bool {
+        guard let generation = Revision.generation(of: foreign.revision) else {
+            throw .misuse("\(foreign.revision) is not a revision identifier (<generation>-<digest>)")
+        }
+        let text = foreign.deleted ? "{}" : try CanonicalJSON.checkedText(foreign.body ?? .object([:]), identifier: foreign.identifier)
+        let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
+        find.bind(foreign.identifier, at: 1)
+        let existing = try find.step() ? find.int64(at: 0) : nil
+        find.reset()
+        let connection = db.sqliteConnection!
+        let number: Int64
+        if let existing {
+            number = existing
+            let known = try SQLiteStatement("SELECT 1 FROM revisions WHERE document = ? AND revision = ?", on: db)
+            known.bind(number, at: 1)
+            known.bind(foreign.revision, at: 2)
+            let isKnown = try known.step()
+            known.reset()
+            if isKnown { return false }
+        } else {
+            let insert = try SQLiteStatement("INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?)", on: db)
+            insert.bind(foreign.identifier, at: 1)
+            insert.bind(foreign.kind, at: 2)
+            insert.bind(foreign.revision, at: 3)
+            insert.bind(Int64(foreign.deleted ? 1 : 0), at: 4)
+            insert.bind(text, at: 5)
+            try insert.run()
+            number = sqlite3_last_insert_rowid(connection)
+        }
+        // Ancestors first (nodes without bodies), oldest last in the list: each one's parent is the next.
+        for (index, ancestor) in foreign.ancestors.enumerated() {
+            guard let ancestorGeneration = Revision.generation(of: ancestor) else {
+                throw .misuse("\(ancestor) is not a revision identifier (<generation>-<digest>)")
+            }
+            let parent = index + 1 < foreign.ancestors.count ? foreign.ancestors[index + 1] : nil
+            try context.insertRevision(document: number, revision: ancestor, parent: parent,
+                                       generation: ancestorGeneration, deleted: false)
+        }
+        try context.insertRevision(document: number, revision: foreign.revision, parent: foreign.ancestors.first,
+                                   generation: generation, deleted: foreign.deleted, body: existing == nil ? nil : text)
+        if let parent = foreign.ancestors.first, existing != nil {
+            // The parent is no longer a leaf: it keeps no body.
+            let clear = try SQLiteStatement("UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", on: db)
+            clear.bind(number, at: 1)
+            clear.bind(parent, at: 2)
+            try clear.run()
+        }
+        try context.insertChange(document: number, revision: foreign.revision, deleted: foreign.deleted)
+        if existing != nil { try electWinner(document: number) }
+        return true
+    }
+
+    /// The document's leaves, the current one marked.
+    func branches(identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
+        let find = try SQLiteStatement("SELECT number, revision, body FROM documents WHERE id = ?", on: db)
+        find.bind(identifier, at: 1)
+        guard try find.step() else { find.reset(); return [] }
+        let number = find.int64(at: 0)
+        let current = find.text(at: 1) ?? ""
+        let currentBody = find.text(at: 2) ?? "{}"
+        find.reset()
+        return try leaves(document: number).map { leaf throws(DocumentStoreError) in
+            let text = leaf.revision == current ? currentBody : (leaf.body ?? "{}")
+            return RevisionBranch(revision: leaf.revision, deleted: leaf.deleted,
+                                  body: leaf.deleted ? nil : try JSON(parsing: text, identifier: identifier),
+                                  isCurrent: leaf.revision == current)
+        }
+    }
+
+    /// The ancestry of `revision` of a document, itself first, as far as the tree keeps it.
+    func history(identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
+        let select = try SQLiteStatement("""
+            SELECT r.parent FROM revisions AS r JOIN documents AS d ON d.number = r.document
+            WHERE d.id = ? AND r.revision = ?
+            """, on: db)
+        var chain = [revision]
+        var next: String? = revision
+        while let current = next {
+            select.bind(identifier, at: 1)
+            select.bind(current, at: 2)
+            let found = try select.step()
+            next = found && !select.isNull(at: 0) ? select.text(at: 0) : nil
+            select.reset()
+            if let next { chain.append(next) }
+        }
+        if chain.count == 1, try !exists(identifier: identifier, revision: revision) { return [] }
+        return chain
+    }
+
+    private func exists(identifier: String, revision: String) throws(DocumentStoreError) -> Bool {
+        let select = try SQLiteStatement("""
+            SELECT 1 FROM revisions AS r JOIN documents AS d ON d.number = r.document WHERE d.id = ? AND r.revision = ?
+            """, on: db)
+        defer { select.reset() }
+        select.bind(identifier, at: 1)
+        select.bind(revision, at: 2)
+        return try select.step()
+    }
+}
