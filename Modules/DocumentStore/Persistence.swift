@@ -49,6 +49,10 @@ public final class Persistence: Sendable {
     /// The database file.
     public var url: URL { configuration.url }
 
+    /// The SQL that creates a store's tables and indexes (schema version 1), for tools that read or
+    /// write the file directly, such as the raw-SQLite side of `Benchmarks/document-bench`.
+    public static var schemaStatements: [String] { DocumentDatabase.schema }
+
     // MARK: Kinds
 
     /// Makes documents of `type`'s kind load as `type`, and lets queries and loads of a superclass
