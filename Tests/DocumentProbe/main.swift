@@ -1,0 +1,124 @@
+// document-probe: a child process for DocumentStore's contention, crash and fault tests.
+//
+// Every command opens the store `Store.sqlite` in FOLDER (the test's own folder, never one from the
+// environment), prints its result on stdout and exits 0; `write-loop` never ends (the test kills it).
+// A `DocumentStoreError` prints `error: <case> <description>` on stderr and exits 1.
+//
+//     increment FOLDER N        N × (load counter "c", add 1, save; on a conflict refresh and retry);
+//                               prints "values v1 v2 ..." (the values it saved) and "conflicts C"
+//     write-loop FOLDER         transactions forever: each saves a Venn diagram and its two circles
+//                               (ids venn-K, left-K, right-K); prints "ready K" after the first commit
+//                               and "committed K REVISION" after each
+//     open FOLDER               opens the store; prints "documents N"
+//     save FOLDER ID BYTES      saves one Item whose body holds BYTES characters; prints "saved ID"
+//     watch FOLDER              prints "ready", then each time the Counter results change "counters N"
+//
+// `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`.
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import TestSupport
+
+func usage(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("usage: document-probe \(message)\n".utf8))
+    exit(2)
+}
+
+func fail(_ error: any Error) -> Never {
+    let name = (error as? DocumentStoreError).map { Mirror(reflecting: $0).children.first?.label ?? "store" } ?? "other"
+    FileHandle.standardError.write(Data("error: \(name) \(error)\n".utf8))
+    exit(1)
+}
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let options = ProbeOptions.parse(&arguments)
+options.applyLimits()
+guard arguments.count >= 2 else { usage("increment|write-loop|open|save|watch FOLDER ...") }
+let command = arguments[0]
+let folder = URL(fileURLWithPath: arguments[1])
+
+do {
+    let persistence = try Persistence(url: folder.appendingPathComponent("Store.sqlite"))
+    persistence.register(persistableKind: Circle.self)
+    switch command {
+    case "increment":
+        guard arguments.count == 3, let count = Int(arguments[2]) else { usage("increment FOLDER N") }
+        options.waitForGate()
+        var values: [Int] = []
+        var conflicts = 0
+        var counter: Counter? = try persistence.load("c")
+        while values.count < count {
+            do {
+                if let current = counter {
+                    current.value += 1
+                    try persistence.save(current)
+                    values.append(current.value)
+                } else {
+                    let created = Counter(identifier: "c", value: 1)
+                    try persistence.save(created)
+                    counter = created
+                    values.append(1)
+                }
+            } catch DocumentStoreError.conflict {
+                conflicts += 1
+                if let current = counter {
+                    current.value -= 1   // undo the local change; the refreshed instance replaces it
+                    counter = try persistence.refresh(current)
+                } else {
+                    counter = try persistence.load("c")
+                }
+            }
+        }
+        say("values " + values.map(String.init).joined(separator: " "))
+        say("conflicts \(conflicts)")
+    case "write-loop":
+        var next = try persistence.query(VennDiagram.self).count() + 1
+        var first = true
+        while true {
+            let left = Circle(radius: Double(next))
+            left.identifier = "left-\(next)"
+            let right = Circle(radius: Double(next) + 0.5)
+            right.identifier = "right-\(next)"
+            let venn = VennDiagram(left: left, right: right)
+            venn.identifier = "venn-\(next)"
+            try persistence.save(venn)
+            if first {
+                say("ready \(next)")
+                first = false
+            }
+            say("committed \(next) \(persistence.revision(of: venn) ?? "?")")
+            next += 1
+        }
+    case "open":
+        say("documents \(try persistence.query(Item.self).count() + persistence.query(Shape.self).count() + persistence.query(VennDiagram.self).count())")
+    case "save":
+        guard arguments.count == 4, let bytes = Int(arguments[3]) else { usage("save FOLDER ID BYTES") }
+        try persistence.save(Item(identifier: arguments[2], body: ["text": .string(String(repeating: "x", count: bytes))]))
+        say("saved \(arguments[2])")
+    case "watch":
+        let done = DispatchSemaphore(value: 0)
+        // Detached: the main actor is blocked in `wait()` below.
+        Task.detached {
+            var first = true
+            do {
+                for try await results in persistence.query(Counter.self).observe() {
+                    if first { say("ready"); first = false }
+                    say("counters \(results.count) " + results.map { "\($0.identifier)=\($0.body["value"]?.description ?? "?")" }.joined(separator: " "))
+                }
+            } catch {
+                fail(error)
+            }
+            done.signal()
+        }
+        done.wait()
+    default:
+        usage("unknown command \(command)")
+    }
+} catch {
+    fail(error)
+}
