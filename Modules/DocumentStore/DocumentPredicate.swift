@@ -71,7 +71,7 @@ public struct Field: Sendable, ExpressibleByStringLiteral, CustomStringConvertib
     }
 
     /// The value at this path in `json`, following SQLite's `json_extract` rules.
-    func value(in json: JSON) -> JSON? {
+    public func value(in json: JSON) -> JSON? {
         var current: JSON? = json
         for component in components {
             switch component {

@@ -11,6 +11,8 @@ struct SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
     let connection: OpaquePointer
+    /// Keeps an uncached statement alive.
+    private let owner: Statement?
 
     /// The cached statement for `sql` on `db`, reset and with no bindings.
     init(_ sql: String, on db: Database) throws(DocumentStoreError) {
@@ -22,8 +24,23 @@ struct SQLiteStatement {
         }
         self.sql = sql
         connection = db.sqliteConnection!
+        owner = nil
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+    }
+
+    /// A statement prepared now, outside the cache: for `EXPLAIN`, whose program does not check the
+    /// schema, so a cached one would keep describing the plan from before a new index.
+    init(uncached sql: String, on db: Database) throws(DocumentStoreError) {
+        do {
+            let statement = try db.makeStatement(sql: sql)
+            handle = statement.sqliteStatement
+            owner = statement
+        } catch {
+            throw DocumentDatabase.storeError(error, file: nil)
+        }
+        self.sql = sql
+        connection = db.sqliteConnection!
     }
 
     static func error(_ connection: OpaquePointer, code: Int32, sql: String?) -> DocumentStoreError {
