@@ -116,13 +116,14 @@ final class DocumentDatabase: @unchecked Sendable {
         var systemErrno: Int32 = 0
         do {
             try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
                 do {
-                    try db.inTransaction(.immediate) {
-                        result = try body(db)
-                        return .commit
-                    }
+                    result = try body(db)
+                    try db.execute(sql: "COMMIT TRANSACTION")
                 } catch {
+                    // Read why the OS refused before the rollback's own calls can overwrite it.
                     systemErrno = sqlite3_system_errno(db.sqliteConnection)
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
                     throw error
                 }
             }
@@ -154,6 +155,21 @@ final class DocumentDatabase: @unchecked Sendable {
         return .misuse("\(error)")
     }
 
+    /// Whether the disk holding `file` is (nearly) full, or the store's files reached this process's
+    /// file size limit (`RLIMIT_FSIZE`).
+    static func outOfSpace(_ file: String) -> Bool {
+        var disk = statvfs()
+        let folder = (file as NSString).deletingLastPathComponent
+        if statvfs(folder, &disk) == 0, UInt64(disk.f_bavail) * UInt64(disk.f_frsize) < 1 << 20 { return true }
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
+        for suffix in ["", "-wal", "-journal"] {
+            var info = stat()
+            if stat(file + suffix, &info) == 0, UInt64(info.st_size) + (64 << 10) >= UInt64(limit.rlim_cur) { return true }
+        }
+        return false
+    }
+
     private static func classify(code: Int32, message: String, sql: String?, file: String, opening: Bool,
                                  systemErrno: Int32, busySeconds: Double) -> DocumentStoreError {
         switch code & 0xFF {
@@ -162,10 +178,13 @@ final class DocumentDatabase: @unchecked Sendable {
         case SQLITE_READONLY: return .readOnly(file: file)
         case SQLITE_BUSY: return .busyTimeout(file: file, seconds: busySeconds)
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH: return .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
-        case SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemErrno):
-            // A write refused for lack of space (or over the process's file size limit).
+        case SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemErrno)
+            || (code == 778 /* SQLITE_IOERR_WRITE */ && Self.outOfSpace(file)):
+            // A write refused for lack of space (or over the process's file size limit). SQLite reports
+            // only ENOSPC as SQLITE_FULL, and does not always keep the OS error, hence the look at the disk.
             return .diskFull(file: file)
         default:
+            let message = systemErrno == 0 ? message : "\(message) (OS error \(systemErrno): \(String(cString: strerror(systemErrno))))"
             return opening ? .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
                            : .sqlite(code: code, message: message, sql: sql)
         }

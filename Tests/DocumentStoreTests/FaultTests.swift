@@ -1,0 +1,143 @@
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+/// A damaged file, a full disk, a read-only folder, malformed JSON and an unregistered kind: each a
+/// typed error, nothing lost, never a crash.
+@Suite struct DocumentFaultTests {
+    static func makeStore(_ folder: URL, circles: Int) throws {
+        let persistence = try Persistence(url: folder.appendingPathComponent("Store.sqlite"))
+        try persistence.transaction { p in
+            for index in 0..<circles {
+                let circle = Circle(radius: Double(index))
+                circle.identifier = "circle-\(index)"
+                try p.save(circle)
+            }
+        }
+    }
+
+    static func circleCount(_ folder: URL) throws -> Int {
+        try Persistence(url: folder.appendingPathComponent("Store.sqlite")).query(Circle.self).count()
+    }
+
+    @Test func aFileThatIsNotADatabaseIsATypedErrorAndIsLeftUntouched() throws {
+        let folder = try TemporaryFolder(prefix: "doc-garbage")
+        let file = folder.file("Store.sqlite")
+        let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: file)
+        #expect {
+            _ = try Persistence(url: file)
+        } throws: { error in
+            // (A do/catch with this pattern over typed throws crashes Swift 6.3.1's compiler.)
+            guard case DocumentStoreError.corruptDatabase(let path, let cause) = error else { return false }
+            return path == file.path && cause.contains("26")   // SQLITE_NOTADB
+        }
+        #expect(try Data(contentsOf: file) == garbage, "the file is left as it was, byte for byte")
+    }
+
+    @Test func aTruncatedDatabaseIsFoundAtOpen() throws {
+        let folder = try TemporaryFolder(prefix: "doc-truncated")
+        try Self.makeStore(folder.url, circles: 3000)
+        let file = folder.file("Store.sqlite")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        #expect(size > 100_000)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        #expect {
+            _ = try Persistence(url: file)
+        } throws: { error in
+            guard case DocumentStoreError.corruptDatabase(let path, _) = error else { return false }
+            return path == file.path
+        }
+        let after = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        #expect(after == size / 2, "nothing was changed or removed")
+    }
+
+    @Test func aFullDiskIsATypedErrorAndKeepsThePreviousData() async throws {
+        let folder = try TemporaryFolder(prefix: "doc-full")
+        try Self.makeStore(folder.url, circles: 100)
+        let faults = try ProcessFaults(program: "document-probe")
+        let child = try await faults.runWithFileSizeLimit(128 * 1024, ["save", folder.url.path, "big", "600000"])
+        #expect(child.termination == .exited(1), "\(child.standardError)")
+        #expect(child.standardError.contains("error: diskFull"), "\(child.standardError)")
+        #expect(try Self.circleCount(folder.url) == 100)
+        #expect(try Persistence(url: folder.file("Store.sqlite")).snapshot("big") == nil)
+    }
+
+    @Test(.enabled(if: ProcessFaults.canRunUnprivileged, "needs root and setpriv or runuser"))
+    func aReadOnlyFolderIsATypedErrorAndKeepsTheData() async throws {
+        let temp = try TemporaryFolder(prefix: "doc-readonly")
+        let folder = temp.folder("store")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.makeStore(folder, circles: 10)
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        try ProcessFaults.makeReadOnly(folder, files: files, in: temp)
+        let faults = try ProcessFaults(program: "document-probe")
+        let child = try await faults.runUnprivileged(["save", folder.path, "x", "10"])
+        #expect(child.termination == .exited(1), "\(child.standardError)")
+        #expect(child.standardError.contains("error: "), "\(child.standardError)")
+        #expect(try Self.circleCount(folder) == 10)
+    }
+
+    @Test func malformedStoredJSONIsATypedErrorNamingTheDocumentAndOffset() throws {
+        let store = try TestStore("doc-malformed")
+        try store.persistence.save(Item(identifier: "good", body: ["a": 1]))
+        let queue = try DatabaseQueue(path: store.url.path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES ('bad', 'Item', '1-x', 0, '{\"a\": [1, 2')")
+        }
+        try queue.close()
+        #expect(throws: DocumentStoreError.malformedJSON(identifier: "bad", offset: 11, reason: "unexpected end of text in an array")) {
+            let _: Item? = try store.persistence.load("bad")
+        }
+        #expect(throws: DocumentStoreError.self) { _ = try store.persistence.query(Item.self).fetch() }
+        let good: Item? = try store.persistence.load("good")
+        #expect(good?.body == ["a": 1], "other documents still load")
+    }
+
+    @Test func anUnregisteredKindAndARejectedDocumentAreTypedErrors() throws {
+        let store = try TestStore("doc-unregistered")
+        let queue = try DatabaseQueue(path: store.url.path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES ('t', 'Triangle', '1-x', 0, '{}')")
+            try db.execute(sql: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES ('s', 'Square', '1-x', 0, '{\"sides\":4}')")
+        }
+        try queue.close()
+        #expect(throws: DocumentStoreError.unregisteredKind(kind: "Triangle", identifier: "t")) {
+            let _: Shape? = try store.persistence.load("t")
+        }
+        #expect(throws: DocumentStoreError.documentRejected(identifier: "s", kind: "Square")) {
+            let _: Shape? = try store.persistence.load("s")
+        }
+    }
+
+    @Test func aStoreFromANewerProgramIsATypedError() throws {
+        let store = try TestStore("doc-newer")
+        let queue = try DatabaseQueue(path: store.url.path)
+        try queue.write { db in try db.execute(sql: "PRAGMA user_version = 7") }
+        try queue.close()
+        #expect(throws: DocumentStoreError.schemaNewerThanProgram(file: store.url.path, version: 7)) {
+            _ = try store.reopen()
+        }
+    }
+
+    @Test func malformedJSONTextIsRefusedWithItsOffset() throws {
+        let cases: [(String, Int)] = [("{\"a\":}", 5), ("[1,]", 3), ("01", 1), ("\"\\x\"", 3), ("{\"a\":1,\"a\":2}", 12), ("nul", 0), ("[1] 2", 4)]
+        for (text, offset) in cases {
+            #expect {
+                _ = try JSON(parsing: text)
+            } throws: { error in
+                guard case DocumentStoreError.malformedJSON(nil, let at, _) = error else { return false }
+                return at == offset
+            }
+        }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: DocumentStoreError.self, "nesting is bounded, so hostile input cannot exhaust the stack") { _ = try JSON(parsing: deep) }
+        #expect(try JSON(parsing: #" {"b": [1, 2.5, -0.0, 1e3, "\u00e9\ud83d\ude00"], "a": null} "#).canonicalText
+                == #"{"a":null,"b":[1,2.5,-0.0,1000.0,"é😀"]}"#)
+    }
+}
