@@ -45,6 +45,17 @@ struct JSONValueDecoder: Decoder {
         return try T(from: JSONValueDecoder(value, codingPath: codingPath))
     }
 
+    /// A primitive (`Bool`, `String`, a number) directly, anything else through its `init(from:)`.
+    static func decodeAny<T: Decodable>(_ type: T.Type, from value: JSON, codingPath: [any CodingKey]) throws -> T {
+        switch type {
+        case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
+             is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            return try primitive(type, value, codingPath)
+        default:
+            return try decode(type, from: value, codingPath: codingPath)
+        }
+    }
+
     static func primitive<T>(_ type: T.Type, _ value: JSON, _ codingPath: [any CodingKey]) throws -> T {
         let result: Any?
         switch type {
@@ -156,13 +167,7 @@ struct JSONValueDecoder: Decoder {
 
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             let (value, path) = try next(type)
-            switch type {
-            case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
-                 is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
-                return try primitive(type, value, path)
-            default:
-                return try JSONValueDecoder.decode(type, from: value, codingPath: path)
-            }
+            return try JSONValueDecoder.decodeAny(type, from: value, codingPath: path)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -187,13 +192,7 @@ struct JSONValueDecoder: Decoder {
 
         func decodeNil() -> Bool { value == .null }
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            switch type {
-            case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
-                 is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
-                return try primitive(type, value, codingPath)
-            default:
-                return try JSONValueDecoder.decode(type, from: value, codingPath: codingPath)
-            }
+            try JSONValueDecoder.decodeAny(type, from: value, codingPath: codingPath)
         }
     }
 }
