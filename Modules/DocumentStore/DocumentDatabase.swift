@@ -17,6 +17,8 @@ final class DocumentDatabase: @unchecked Sendable {
     let pool: DatabasePool
     let path: String
     let configuration: PersistenceConfiguration
+    /// The save path's statements on the writer connection.
+    let writerStatements = WriterStatements()
 
     static let schemaVersion = 1
 
@@ -99,6 +101,11 @@ final class DocumentDatabase: @unchecked Sendable {
             throw Self.storeError(error, file: path, opening: true)
         }
         self.pool = pool
+    }
+
+    deinit {
+        // Before the pool (and its writer connection) closes.
+        try? pool.writeWithoutTransaction { _ in writerStatements.finalize() }
     }
 
     /// Runs `body` on a reader connection (a snapshot of the last commit).

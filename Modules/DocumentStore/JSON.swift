@@ -87,16 +87,21 @@ enum CanonicalJSON {
     static func text(_ value: JSON) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(64)
-        write(value, to: &out)
+        var nonFinite = false
+        write(value, to: &out, nonFinite: &nonFinite)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// The canonical text, refusing what JSON cannot hold (NaN and the infinities) with the path to it.
     static func checkedText(_ value: JSON, identifier: String) throws(DocumentStoreError) -> String {
-        if let path = nonFinitePath(value, path: "$") {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        var nonFinite = false
+        write(value, to: &out, nonFinite: &nonFinite)
+        if nonFinite, let path = nonFinitePath(value, path: "$") {
             throw .invalidValue(identifier: identifier, path: path, reason: "JSON has no NaN or infinity")
         }
-        return text(value)
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func nonFinitePath(_ value: JSON, path: String) -> String? {
@@ -116,19 +121,23 @@ enum CanonicalJSON {
         }
     }
 
-    static func write(_ value: JSON, to out: inout [UInt8]) {
+    /// Appends `value`'s canonical text; sets `nonFinite` when a double is NaN or infinite (written as
+    /// Swift spells it, which is not JSON: callers that store text refuse it).
+    static func write(_ value: JSON, to out: inout [UInt8], nonFinite: inout Bool) {
         switch value {
         case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(true): out.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
         case .bool(false): out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
         case .integer(let v): writeInteger(v, to: &out)
-        case .double(let v): out.append(contentsOf: v.description.utf8)
+        case .double(let v):
+            if !v.isFinite { nonFinite = true }
+            out.append(contentsOf: v.description.utf8)
         case .string(let s): writeString(s, to: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                write(item, to: &out)
+                write(item, to: &out, nonFinite: &nonFinite)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
@@ -139,7 +148,7 @@ enum CanonicalJSON {
                 first = false
                 writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                write(fields[key]!, to: &out)
+                write(fields[key]!, to: &out, nonFinite: &nonFinite)
             }
             out.append(UInt8(ascii: "}"))
         }

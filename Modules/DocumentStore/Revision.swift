@@ -13,9 +13,14 @@ public enum Revision {
     public static func next(after parent: String?, canonicalBody: String, deleted: Bool) -> String {
         let generation = (parent.flatMap(generation(of:)) ?? 0) + 1
         var hasher = SHA256()
-        if let parent { hasher.update(data: Data(parent.utf8)) }
-        hasher.update(data: deleted ? [0, 0x31, 0] : [0, 0x30, 0])
-        hasher.update(data: Data(canonicalBody.utf8))
+        if var parent {
+            parent.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        withUnsafeBytes(of: deleted ? (UInt8(0), UInt8(0x31), UInt8(0)) : (UInt8(0), UInt8(0x30), UInt8(0))) {
+            hasher.update(bufferPointer: $0)
+        }
+        var body = canonicalBody
+        body.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         let digest = hasher.finalize()
         var text = [UInt8]()
         text.reserveCapacity(72)

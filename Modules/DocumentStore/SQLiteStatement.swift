@@ -29,6 +29,16 @@ struct SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// A statement someone else prepared and keeps (``WriterStatements``); reset here.
+    init(prepared handle: OpaquePointer, sql: String, connection: OpaquePointer) {
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+        owner = nil
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
     /// A statement prepared now, outside the cache: for `EXPLAIN`, whose program does not check the
     /// schema, so a cached one would keep describing the plan from before a new index.
     init(uncached sql: String, on db: Database) throws(DocumentStoreError) {

@@ -31,6 +31,10 @@ final class WriteContext: @unchecked Sendable {
     }
 
     private var connection: OpaquePointer { db.sqliteConnection! }
+
+    private func statement(_ kind: WriterStatements.Kind) throws(DocumentStoreError) -> SQLiteStatement {
+        try persistence.database.writerStatements.statement(kind, on: db)
+    }
     private var historyLimit: Int { max(1, persistence.configuration.revisionHistoryLimit) }
 
     /// Writes a revision of `identifier` for `object`: the body `text` (canonical JSON) or a deletion.
@@ -63,8 +67,7 @@ final class WriteContext: @unchecked Sendable {
     /// Inserts a document that does not exist yet; `nil` when it does (the caller then updates it).
     private func insertNew(identifier: String, kind: String, text: String, deleted: Bool) throws(DocumentStoreError) -> String? {
         let revision = Revision.next(after: nil, canonicalBody: text, deleted: deleted)
-        let insert = try SQLiteStatement(
-            "INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING", on: db)
+        let insert = try statement(.insertDocument)
         insert.bind(identifier, at: 1)
         insert.bind(kind, at: 2)
         insert.bind(revision, at: 3)
@@ -80,7 +83,7 @@ final class WriteContext: @unchecked Sendable {
 
     private func update(identifier: String, kind: String, text: String, body: JSON?, deleted: Bool,
                         base: String?) throws(DocumentStoreError) -> String {
-        let select = try SQLiteStatement("SELECT number, revision, deleted, body, kind FROM documents WHERE id = ?", on: db)
+        let select = try statement(.selectCurrent)
         select.bind(identifier, at: 1)
         guard try select.step() else {
             select.reset()
@@ -106,7 +109,7 @@ final class WriteContext: @unchecked Sendable {
         if unchanged { return current }
         let revision = Revision.next(after: current, canonicalBody: text, deleted: deleted)
         let generation = Revision.generation(of: revision) ?? 1
-        let write = try SQLiteStatement("UPDATE documents SET kind = ?, revision = ?, deleted = ?, body = ? WHERE number = ?", on: db)
+        let write = try statement(.updateDocument)
         write.bind(kind, at: 1)
         write.bind(revision, at: 2)
         write.bind(Int64(deleted ? 1 : 0), at: 3)
@@ -115,8 +118,7 @@ final class WriteContext: @unchecked Sendable {
         try write.run()
         try insertRevision(document: number, revision: revision, parent: current, generation: generation, deleted: deleted)
         if generation > historyLimit {
-            let prune = try SQLiteStatement(
-                "DELETE FROM revisions WHERE document = ? AND generation <= ? AND body IS NULL", on: db)
+            let prune = try statement(.prune)
             prune.bind(number, at: 1)
             prune.bind(Int64(generation - historyLimit), at: 2)
             try prune.run()
@@ -128,8 +130,7 @@ final class WriteContext: @unchecked Sendable {
 
     func insertRevision(document: Int64, revision: String, parent: String?, generation: Int, deleted: Bool,
                         body: String? = nil) throws(DocumentStoreError) {
-        let insert = try SQLiteStatement(
-            "INSERT OR IGNORE INTO revisions(document, revision, parent, generation, deleted, body) VALUES (?, ?, ?, ?, ?, ?)", on: db)
+        let insert = try statement(.insertRevision)
         insert.bind(document, at: 1)
         insert.bind(revision, at: 2)
         if let parent { insert.bind(parent, at: 3) } else { insert.bindNull(at: 3) }
@@ -140,7 +141,7 @@ final class WriteContext: @unchecked Sendable {
     }
 
     func insertChange(document: Int64, revision: String, deleted: Bool) throws(DocumentStoreError) {
-        let insert = try SQLiteStatement("INSERT INTO changes(document, revision, deleted) VALUES (?, ?, ?)", on: db)
+        let insert = try statement(.insertChange)
         insert.bind(document, at: 1)
         insert.bind(revision, at: 2)
         insert.bind(Int64(deleted ? 1 : 0), at: 3)
