@@ -19,21 +19,9 @@ import DocumentTestModel
 import Foundation
 import TestSupport
 
-func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("usage: document-probe \(message)\n".utf8))
-    exit(2)
-}
-
-func fail(_ error: any Error) -> Never {
-    let name = (error as? DocumentStoreError).map { Mirror(reflecting: $0).children.first?.label ?? "store" } ?? "other"
-    FileHandle.standardError.write(Data("error: \(name) \(error)\n".utf8))
-    exit(1)
-}
-
-func say(_ line: String) {
-    print(line)
-    fflush(nil)
-}
+func usage(_ message: String) -> Never { ProbeOutput.usage("document-probe", message) }
+func fail(_ error: any Error) -> Never { ProbeOutput.fail(error, as: DocumentStoreError.self) }
+func say(_ line: String) { ProbeOutput.say(line) }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let options = ProbeOptions.parse(&arguments)

@@ -23,21 +23,9 @@ import TestSupport
 import Glibc
 #endif
 
-func usage(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("usage: managed-probe \(message)\n".utf8))
-    exit(2)
-}
-
-func fail(_ error: any Error) -> Never {
-    let name = (error as? StorageError).map { Mirror(reflecting: $0).children.first?.label ?? "storage" } ?? "other"
-    FileHandle.standardError.write(Data("error: \(name) \(error)\n".utf8))
-    exit(1)
-}
-
-func say(_ line: String) {
-    print(line)
-    fflush(nil)
-}
+func usage(_ message: String) -> Never { ProbeOutput.usage("managed-probe", message) }
+func fail(_ error: any Error) -> Never { ProbeOutput.fail(error, as: StorageError.self) }
+func say(_ line: String) { ProbeOutput.say(line) }
 
 /// Waits for a `performAndSave` completion (the probe has no run loop to return to).
 func performAndWait<T: Sendable>(_ manager: SQLiteStorageManager,

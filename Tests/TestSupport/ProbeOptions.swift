@@ -82,3 +82,28 @@ public struct ProbeOptions: Sendable {
         exit(ProbeExit.usage.rawValue)
     }
 }
+
+/// How every probe reports: a result line flushed at once (the test waits for it), a usage error
+/// (status 2), and a store error as `error: <case> <description>` (status 1), so tests can tell the
+/// typed error a probe met by its case name.
+public enum ProbeOutput {
+    /// Prints `line` on stdout and flushes it.
+    public static func say(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+
+    /// Prints `usage: <program> <message>` on stderr and exits with `ProbeExit.usage`.
+    public static func usage(_ program: String, _ message: String) -> Never {
+        FileHandle.standardError.write(Data("usage: \(program) \(message)\n".utf8))
+        exit(ProbeExit.usage.rawValue)
+    }
+
+    /// Prints `error: <case> <description>` on stderr and exits with status 1; `<case>` is the enum
+    /// case of a store's error type `E`, `other` for any other error.
+    public static func fail<E: Error>(_ error: any Error, as type: E.Type) -> Never {
+        let name = (error as? E).map { Mirror(reflecting: $0).children.first?.label ?? "\(E.self)" } ?? "other"
+        FileHandle.standardError.write(Data("error: \(name) \(error)\n".utf8))
+        exit(1)
+    }
+}
