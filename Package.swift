@@ -20,7 +20,7 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
 
 let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
                  "DocumentStore"]
-let apps = ["tour", "profile", "flashcards", "settings", "plist", "orders"]
+let apps = ["tour", "profile", "flashcards", "settings", "plist", "orders", "shapes"]
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
@@ -64,7 +64,8 @@ let package = Package(
                                                .product(name: "Crypto", package: "swift-crypto")]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
-        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage", "OrdersKit", "PlistTool"]),
+        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
+                                   "OrdersKit", "PlistTool", "DocumentStore", "ShapesKit"]),
         app("profile", dependencies: ["ModelPersistence", argumentParser]),
         app("flashcards", dependencies: ["CollectionStore", argumentParser]),
         app("settings", dependencies: ["StateGraph", argumentParser]),
@@ -72,6 +73,9 @@ let package = Package(
         .target(name: "OrdersKit", dependencies: ["ManagedStorage", "FileStorageKit", argumentParser], path: "Apps/orders/OrdersKit"),
         .executableTarget(name: "orders", dependencies: ["OrdersKit"], path: "Apps/orders/Command"),
         .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
+        // The `shapes` command's implementation, a library so the tour can run it in-process and as a second process.
+        .target(name: "ShapesKit", dependencies: ["DocumentStore", "FileStorageKit", argumentParser], path: "Apps/shapes/ShapesKit"),
+        .executableTarget(name: "shapes", dependencies: ["ShapesKit"], path: "Apps/shapes/Command"),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
@@ -96,6 +100,7 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
+        tests("ShapesAppTests", dependencies: ["ShapesKit", "DocumentStore", "TestSupport"]),
         // End-to-end tests of the `plist` binary against golden files in Fixtures/Apps/plist.
         tests("PlistToolTests", dependencies: ["PlistTool", "PlistCodec", "TestSupport"]),
         // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).

@@ -67,7 +67,7 @@ struct ManagedStorageStep: TourStep {
     /// Runs `orders watch --status processing --count 2` in a second process, runs `changes` once it is
     /// watching, and returns the lines it printed about them.
     private func watch(folder: URL, log: URL, changes: () throws -> Void) throws -> [String] {
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         defer { try? output.close() }
         let process = Process()

@@ -7,6 +7,7 @@ enum TourSteps {
         CollectionStoreStep(),
         StateGraphStep(),
         ManagedStorageStep(),
+        DocumentStoreStep(),
         PlistStep(),
     ]
 }

@@ -1,11 +1,17 @@
 import Foundation
 import OrdersKit
+import ShapesKit
 
 // tour: runs every sample scenario end to end in a fresh data folder. See README.md.
 
 // The ManagedStorage step's second process: this program, running the `orders` command.
 if CommandLine.arguments.dropFirst().first == ManagedStorageStep.childFlag {
     OrdersCommand.main(Array(CommandLine.arguments.dropFirst(2)))
+    exit(0)
+}
+// The DocumentStore step's second process: this program, running the `shapes` command.
+if CommandLine.arguments.dropFirst().first == DocumentStoreStep.childFlag {
+    ShapesCommand.main(Array(CommandLine.arguments.dropFirst(2)))
     exit(0)
 }
 
