@@ -9,6 +9,7 @@
 //   Benchmarks/.build/release/graph-bench
 //   Benchmarks/.build/release/plist-tool-bench
 //   Benchmarks/.build/release/managed-bench
+//   Benchmarks/.build/release/document-bench
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -62,6 +63,12 @@ let package = Package(
             dependencies: ["BenchSupport", "HeapUsage", .product(name: "ManagedStorage", package: rootPackage),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             path: "Sources/managed-bench"
+        ),
+        .executableTarget(
+            name: "document-bench",
+            dependencies: ["BenchSupport", .product(name: "DocumentStore", package: rootPackage),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            path: "Sources/document-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -34,7 +34,8 @@ final class Lock: @unchecked Sendable {
 /// Entries hold their objects weakly, so the map never keeps a document alive; an entry whose object
 /// is gone counts as absent and is swept out as the map grows.
 final class IdentityMap: @unchecked Sendable {
-    final class Entry {
+    /// Stored inline in the dictionary (a struct), so a lookup touches one less allocation.
+    struct Entry {
         weak var object: AnyObject?
         var revision: String
         /// The object's document was deleted (through it): loads no longer return it.
@@ -84,16 +85,19 @@ final class IdentityMap: @unchecked Sendable {
 
     /// Records that `object` was saved (or deleted) at `revision`: it becomes the map's instance.
     func recordSaved(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
+        lock.withLock { record(object, identifier: identifier, revision: revision, deleted: deleted) }
+    }
+
+    /// ``recordSaved(_:identifier:revision:deleted:)`` for every object a transaction wrote, under one lock.
+    func recordSaved(_ written: some Sequence<(identifier: String, object: AnyObject, revision: String, deleted: Bool)>) {
         lock.withLock {
-            if let entry = entries[identifier] {
-                entry.object = object
-                entry.revision = revision
-                entry.deleted = deleted
-            } else {
-                entries[identifier] = Entry(object: object, revision: revision, deleted: deleted)
-                sweepIfLarge()
-            }
+            for item in written { record(item.object, identifier: item.identifier, revision: item.revision, deleted: item.deleted) }
         }
+    }
+
+    private func record(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
+        entries[identifier] = Entry(object: object, revision: revision, deleted: deleted)
+        sweepIfLarge()
     }
 
     /// Replaces whatever instance `identifier` had with `object` (a refresh), or removes it.

@@ -164,15 +164,16 @@ public final class Persistence: Sendable {
             throw DocumentStoreError.invalidValue(identifier: identifier, path: "$", reason: "a document body must be a JSON object")
         }
         let type = type(of: object)
-        registry.register(type)
         let text = try CanonicalJSON.checkedText(document, identifier: identifier)
         if let context = currentContext() {
+            // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
+            if context.lastRegistered != ObjectIdentifier(type) {
+                registry.register(type)
+                context.lastRegistered = ObjectIdentifier(type)
+            }
             try context.put(object, identifier: identifier, kind: type.kind, text: text, body: document, deleted: false)
         } else {
-            try transaction { persistence in
-                try persistence.currentContext()!.put(object, identifier: identifier, kind: type.kind, text: text,
-                                                      body: document, deleted: false)
-            }
+            try transaction { try $0.save(object, document: document) }
         }
     }
 
@@ -201,11 +202,10 @@ public final class Persistence: Sendable {
             finished = context
             return try WriteContext.$current.withValue(context) { try body(self) }
         }
-        if let finished, finished.didWrite || !finished.order.isEmpty {
-            for identifier in finished.order {
-                let written = finished.written[identifier]!
-                identityMap.recordSaved(written.object, identifier: identifier, revision: written.revision, deleted: written.deleted)
-            }
+        if let finished, finished.didWrite || !finished.written.isEmpty {
+            identityMap.recordSaved(finished.written.lazy.map { identifier, written in
+                (identifier: identifier, object: written.object, revision: written.revision, deleted: written.deleted)
+            })
             hub.notify()
         }
         return result

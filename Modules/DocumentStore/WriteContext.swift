@@ -19,9 +19,10 @@ final class WriteContext: @unchecked Sendable {
     let db: Database
     /// Identifiers whose `save(to:)` the store already called in this transaction (ends cycles).
     var visited: Set<String> = []
-    /// What this transaction wrote, by identifier, in the order first written.
+    /// What this transaction wrote, by identifier.
     var written: [String: Written] = [:]
-    var order: [String] = []
+    /// The type registered last in this transaction (saving registers its object's type).
+    var lastRegistered: ObjectIdentifier?
     /// Whether anything was written (documents, or foreign revisions by a replicator).
     var didWrite = false
 
@@ -58,9 +59,7 @@ final class WriteContext: @unchecked Sendable {
         } else {
             revision = try update(identifier: identifier, kind: kind, text: text, body: body, deleted: deleted, base: base)
         }
-        if written.updateValue(Written(object: object, revision: revision, deleted: deleted), forKey: identifier) == nil {
-            order.append(identifier)
-        }
+        written[identifier] = Written(object: object, revision: revision, deleted: deleted)
         return revision
     }
 
