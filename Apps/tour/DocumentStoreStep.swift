@@ -56,31 +56,7 @@ struct DocumentStoreStep: TourStep {
 
     /// Runs `shapes watch` in a second process, runs `change` once it watches, and returns its output.
     private func watch(folder: URL, log: URL, change: () throws -> Void) throws -> [String] {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [Self.childFlag, "watch", "--store", folder.path, "--kind", "Circle", "--where", "radius > 2",
-                             "--count", "1", "--seconds", "60"]
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        func lines() -> [String] {
-            String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
-        let ready = Date().addingTimeInterval(60)
-        while !lines().contains(where: { $0.hasPrefix("watching") }) {
-            try check(process.isRunning && Date() < ready, "shapes watch did not start: \(lines())")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        try change()
-        let done = Date().addingTimeInterval(60)
-        while process.isRunning {
-            try check(Date() < done, "shapes watch did not report the save: \(lines())")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        try check(process.terminationStatus == 0, "shapes watch failed with status \(process.terminationStatus)")
-        return lines()
+        try runWatcher([Self.childFlag, "watch", "--store", folder.path, "--kind", "Circle", "--where", "radius > 2",
+                        "--count", "1", "--seconds", "60"], log: log, readyPrefix: "watching", change: change)
     }
 }

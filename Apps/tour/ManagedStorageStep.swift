@@ -67,32 +67,8 @@ struct ManagedStorageStep: TourStep {
     /// Runs `orders watch --status processing --count 2` in a second process, runs `changes` once it is
     /// watching, and returns the lines it printed about them.
     private func watch(folder: URL, log: URL, changes: () throws -> Void) throws -> [String] {
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [Self.childFlag, "watch", "--folder", folder.path, "--status", "processing",
-                             "--count", "2", "--seconds", "60"]
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        func lines() -> [String] {
-            String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
-        let ready = Date().addingTimeInterval(60)
-        while !lines().contains(where: { $0.hasPrefix("watching") }) {
-            try check(process.isRunning && Date() < ready, "orders watch did not start: \(lines())")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        try changes()
-        let done = Date().addingTimeInterval(60)
-        while process.isRunning {
-            try check(Date() < done, "orders watch did not report the changes: \(lines())")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        try check(process.terminationStatus == 0, "orders watch failed with status \(process.terminationStatus)")
-        return lines().filter { !$0.hasPrefix("watching") }
+        try runWatcher([Self.childFlag, "watch", "--folder", folder.path, "--status", "processing", "--count", "2", "--seconds", "60"],
+                       log: log, readyPrefix: "watching", change: changes).filter { !$0.hasPrefix("watching") }
     }
 
     /// Runs `/proc/self/exe --orders-child ARGS` and returns its output; throws on a non-zero exit.

@@ -57,3 +57,35 @@ func describe(_ error: any Error) -> String {
         return "\(error)"
     }
 }
+
+/// Runs this program as a second process (`/proc/self/exe` with `arguments`) that watches a store,
+/// waits until it printed a line starting with `readyPrefix`, runs `change`, and waits for the process
+/// to end by itself (it stops after the updates it was told to expect). Returns every line it printed;
+/// its output also stays in `log`. Throws when it does not start, does not end within 60 s, or fails.
+func runWatcher(_ arguments: [String], log: URL, readyPrefix: String, change: () throws -> Void) throws -> [String] {
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    let output = try FileHandle(forWritingTo: log)
+    defer { try? output.close() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    process.standardOutput = output
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+    func lines() -> [String] {
+        String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+    let ready = Date().addingTimeInterval(60)
+    while !lines().contains(where: { $0.hasPrefix(readyPrefix) }) {
+        try check(process.isRunning && Date() < ready, "the watching process did not start: \(lines())")
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    try change()
+    let done = Date().addingTimeInterval(60)
+    while process.isRunning {
+        try check(Date() < done, "the watching process did not report the change: \(lines())")
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    try check(process.terminationStatus == 0, "the watching process failed with status \(process.terminationStatus)")
+    return lines()
+}

@@ -58,7 +58,7 @@ options = optionsOrExit(.success(options), usage: usage)
 
 let seed: UInt64 = 0x444F_4342_454E_4348
 print("document-bench: \(options.documents) documents, seed \(seed)")
-var generator = SplitMix(seed: seed)
+var generator = SplitMix64(seed: seed)
 let specs = (0..<options.documents).map { index in
     (id: String(format: "doc-%08d-%08x", index, UInt32(truncatingIfNeeded: generator.next())),
      radius: Double(generator.next() % 100_000) / 100, name: "circle \(generator.next() % 1000)", flag: generator.next() % 2 == 0)
@@ -204,16 +204,3 @@ for line in alignedLines(header: ["side", "µs/query"], rows: [
 print(String(format: "   snapshots/raw: %.2f×, fetch/raw: %.2f×", perQuery(snapshotsTime) / perQuery(rawQueryTime),
              perQuery(fetchTime) / perQuery(rawQueryTime)))
 print("\n(checksum \(found))")
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
