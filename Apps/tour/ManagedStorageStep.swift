@@ -73,16 +73,6 @@ struct ManagedStorageStep: TourStep {
 
     /// Runs `/proc/self/exe --orders-child ARGS` and returns its output; throws on a non-zero exit.
     private func runChild(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [Self.childFlag] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        try check(process.terminationStatus == 0, "the second process failed with status \(process.terminationStatus): \(text)")
-        return text
+        try runSelf([Self.childFlag] + arguments)
     }
 }

@@ -89,3 +89,19 @@ func runWatcher(_ arguments: [String], log: URL, readyPrefix: String, change: ()
     try check(process.terminationStatus == 0, "the watching process failed with status \(process.terminationStatus)")
     return lines()
 }
+
+/// Runs this program as another process (`/proc/self/exe` with `arguments`, which start with a step's
+/// child flag) and returns its standard output; throws when it fails, with its output.
+func runSelf(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    try check(process.terminationStatus == 0, "the second process (\(arguments.joined(separator: " "))) failed with status \(process.terminationStatus): \(text)")
+    return text
+}

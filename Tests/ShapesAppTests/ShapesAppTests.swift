@@ -4,76 +4,202 @@ import ShapesKit
 import Testing
 import TestSupport
 
-/// The `shapes` sample app: its `--where` parser, and the built binary run end to end as its README shows.
+/// The `shapes` sample app: its `--where` parser, and the built binary run end to end as its README
+/// shows (`swift build --build-tests` builds it beside the tests). Every store is in its own
+/// temporary folder, passed with `--store`.
 @Suite struct ShapesAppTests {
-    func run(_ arguments: [String]) async throws -> ChildProcess {
-        let child = try ChildProcess.start(try ChildProcess.builtProgram("shapes"), arguments)
-        _ = try await child.waitForExit(deadline: .now + .seconds(60))
+    /// Runs `shapes arguments --store folder` to the end.
+    func run(_ arguments: [String], store: TemporaryFolder) async throws -> ChildProcess {
+        let child = try ChildProcess.start(try ChildProcess.builtProgram("shapes"), arguments + ["--store", store.url.path])
+        try await child.waitForExit(deadline: .now + .seconds(60))
         return child
     }
 
-    @Test func whereClausesParseIntoTypedPredicates() throws {
-        func sql(_ text: String) throws -> String {
-            "\(try WhereClause.parse(text))"
-        }
-        #expect(try sql("radius > 1") == "\(DocumentPredicate.comparison("radius", .greater, .integer(1)))")
-        #expect(try sql("area<=2.5") == "\(DocumentPredicate.comparison("area", .lessOrEqual, .double(2.5)))")
-        #expect(try sql("name = 'big one'") == "\(DocumentPredicate.comparison("name", .equal, .string("big one")))")
-        #expect(try sql("name like \"b%\"") == "\(DocumentPredicate.like("name", "b%"))")
-        #expect(try sql("flag != true") == "\(DocumentPredicate.comparison("flag", .notEqual, .bool(true)))")
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("radius") }
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("> 1") }
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("radius >") }
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("r'); DROP TABLE documents; -- > 1") }
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("name = 'open") }
-        #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("name like 3") }
+    /// Runs a command that prints one identifier, and returns it.
+    func identifier(_ arguments: [String], store: TemporaryFolder) async throws -> String {
+        let child = try await run(arguments, store: store)
+        #expect(child.termination == .exited(0), "\(arguments): \(child.standardError)")
+        let lines = child.outputLines
+        try #require(lines.count == 1 && !lines[0].isEmpty, "\(arguments) printed \(lines)")
+        return lines[0]
     }
 
+    // MARK: - The --where parser
+
+    /// The parts of a comparison, for checks (`DocumentPredicate` is not `Equatable`).
+    func comparison(_ text: String) throws -> (field: String, op: ComparisonOperator, value: JSON)? {
+        guard case .comparison(let field, let op, let value) = try WhereClause.parse(text) else { return nil }
+        return ("\(field)", op, value)
+    }
+
+    @Test func comparisonsParseIntoTypedPredicates() throws {
+        let cases: [(String, String, ComparisonOperator, JSON)] = [
+            ("radius > 1", "radius", .greater, .integer(1)),
+            ("area<=2.5", "area", .lessOrEqual, .double(2.5)),
+            ("  area >= -1e3 ", "area", .greaterOrEqual, .double(-1000)),
+            ("radius = 2", "radius", .equal, .integer(2)),
+            ("radius == 2", "radius", .equal, .integer(2)),
+            ("radius != 2", "radius", .notEqual, .integer(2)),
+            ("radius <> 2", "radius", .notEqual, .integer(2)),
+            ("radius < 2", "radius", .less, .integer(2)),
+            ("name = 'big one'", "name", .equal, .string("big one")),
+            ("name = \"a <= b\"", "name", .equal, .string("a <= b")),
+            ("name = big one", "name", .equal, .string("big one")),
+            ("name = '42'", "name", .equal, .string("42")),
+            ("flag != true", "flag", .notEqual, .bool(true)),
+            ("flag = false", "flag", .equal, .bool(false)),
+            ("owner.name = Ann", "owner.name", .equal, .string("Ann")),
+            ("tags[0] = red", "tags[0]", .equal, .string("red")),
+            ("name = inf", "name", .equal, .string("inf")),
+        ]
+        for (text, field, op, value) in cases {
+            let parsed = try #require(try comparison(text), "\(text)")
+            #expect(parsed.field == field && parsed.op == op && parsed.value == value, "\(text) gave \(parsed)")
+        }
+        for text in ["name like 'b%'", "name LIKE b%", "name like\"b%\""] {
+            guard case .like(let field, let pattern) = try WhereClause.parse(text) else {
+                Issue.record("\(text) is not a like")
+                continue
+            }
+            #expect("\(field)" == "name" && pattern == "b%", "\(text)")
+        }
+    }
+
+    @Test func badConditionsSayWhatIsWrong() {
+        let cases: [(String, String)] = [
+            ("", "it is empty"),
+            ("radius", "no operator after radius"),
+            ("> 1", "expected a field name, found \">\""),
+            ("radius >", "no value after >"),
+            ("radius ~ 1", "unknown operator \"~\""),
+            ("radius is 1", "unknown operator \"is\""),
+            ("1radius > 1", "must start with a letter or _"),
+            ("a..b > 1", "empty key"),
+            ("tags[x] = 1", "an array position must be a number"),
+            ("name = 'open", "has no closing '"),
+            ("name like 3", "like needs a text pattern"),
+            ("radius = null", "null matches no comparison"),
+            ("radius > 1.2.3", "1.2.3 is not a number"),
+            ("r'); DROP TABLE documents; -- > 1", "unknown operator \"'\" after r"),
+        ]
+        for (text, reason) in cases {
+            #expect {
+                try WhereClause.parse(text)
+            } throws: { error in
+                guard let error = error as? WhereClause.ParseError else { return false }
+                return error.text == text && error.reason.contains(reason)
+            }
+        }
+        let error = #expect(throws: WhereClause.ParseError.self) { try WhereClause.parse("radius >") }
+        #expect(error?.position == 8 && error?.description.hasPrefix("cannot read the condition \"radius >\" at character 9") == true)
+    }
+
+    // MARK: - The binary, end to end
+
     @Test func addVennListShowDelete() async throws {
-        let folder = try TemporaryFolder(prefix: "shapes-app")
-        let store = folder.url.path
-        let square = try await run(["add", "square", "3", "--store", store])
-        let small = try await run(["add", "circle", "1", "--store", store])
-        let big = try await run(["add", "circle", "2", "--store", store])
-        let ids = [square, small, big].map { $0.standardOutput.trimmingCharacters(in: .newlines) }
-        #expect([square, small, big].allSatisfy { $0.termination == .exited(0) } && Set(ids).count == 3)
+        let store = try TemporaryFolder(prefix: "shapes-app")
+        let square = try await identifier(["add", "square", "3"], store: store)
+        let small = try await identifier(["add", "circle", "1"], store: store)
+        let big = try await identifier(["add", "circle", "2"], store: store)
+        #expect(Set([square, small, big]).count == 3)
+        let venn = try await identifier(["venn", small, big], store: store)
 
-        let venn = try await run(["venn", ids[1], ids[2], "--store", store])
-        let vennID = venn.standardOutput.trimmingCharacters(in: .newlines)
-        #expect(venn.termination == .exited(0) && !vennID.isEmpty)
-        let notCircle = try await run(["venn", ids[0], ids[2], "--store", store])
-        #expect(notCircle.termination == .exited(1) && notCircle.standardError.contains("is a Square, not a Circle"), "\(notCircle.standardError)")
+        let circles = try await run(["list", "--kind", "Circle", "--where", "radius > 1", "--sort", "area"], store: store)
+        #expect(circles.outputLines == ["\(big)  Circle  radius 2  area 12.566"], "\(circles.standardOutput)")
+        let shapes = try await run(["list", "--sort", "area", "--descending"], store: store)
+        #expect(shapes.outputLines == ["\(big)  Circle  radius 2  area 12.566", "\(square)  Square  side 3  area 9",
+                                       "\(small)  Circle  radius 1  area 3.142"], "\(shapes.standardOutput)")
+        let limited = try await run(["list", "--sort", "area", "--limit", "1"], store: store)
+        #expect(limited.outputLines == ["\(small)  Circle  radius 1  area 3.142"])
+        let diagrams = try await run(["list", "--kind", "VennDiagram"], store: store)
+        #expect(diagrams.outputLines == ["\(venn)  VennDiagram  left \(small)  right \(big)"])
+        // A value with SQL in it is a bound parameter: it matches nothing and harms nothing.
+        let injected = try await run(["list", "--where", "side = '3; DROP TABLE documents; --'"], store: store)
+        #expect(injected.termination == .exited(0) && injected.outputLines.isEmpty, "\(injected.standardError)")
+        let squares = try await run(["list", "--kind", "Square", "--where", "side >= 3"], store: store)
+        #expect(squares.outputLines == ["\(square)  Square  side 3  area 9"])
 
-        let circles = try await run(["list", "--kind", "Circle", "--where", "radius > 1", "--sort", "area", "--store", store])
-        #expect(circles.outputLines == ["\(ids[2])  Circle  area 12.566  radius 2.000"], "\(circles.standardOutput)")
-        let shapes = try await run(["list", "--sort", "area", "--descending", "--store", store])
-        #expect(shapes.outputLines.map { $0.split(separator: " ").first.map(String.init) ?? "" } == [ids[2], ids[0], ids[1]])
-        let bad = try await run(["list", "--where", "radius >", "--store", store])
-        #expect(bad.termination == .exited(64) && bad.standardError.contains("no value after the operator"), "\(bad.standardError)")
+        let shown = try await run(["show", venn], store: store)
+        let lines = shown.outputLines
+        #expect(lines.first == "VennDiagram \(venn)" && lines.dropFirst().first?.hasPrefix("  revision 1-") == true, "\(lines)")
+        #expect(Array(lines.dropFirst(2)) == [
+            "  left \(small)", "  right \(big)",
+            "loading left circle \(small) lazily", "  left: radius 1  area 3.142",
+            "loading right circle \(big) lazily", "  right: radius 2  area 12.566",
+        ], "\(lines)")
+        let circle = try await run(["show", big], store: store)
+        #expect(circle.outputLines.first == "Circle \(big)" && circle.outputLines.suffix(2) == ["  radius 2", "  area 12.566"])
 
-        let shown = try await run(["show", vennID, "--store", store])
-        #expect(shown.outputLines.contains("loading left circle \(ids[1]) lazily (loaded before: false)"), "\(shown.standardOutput)")
-        #expect(shown.outputLines.contains("  right: radius 2.0, area 12.566"), "\(shown.standardOutput)")
+        let deleted = try await run(["delete", small], store: store)
+        #expect(deleted.outputLines == ["deleted Circle \(small)",
+                                        "note: VennDiagram \(venn) still names it; showing that diagram will fail"])
+        let broken = try await run(["show", venn], store: store)
+        #expect(broken.termination == .exited(1) && broken.standardError == "shapes: no Circle document \(small)\n",
+                "\(broken.standardError)")
+        let after = try await run(["list", "--kind", "Circle"], store: store)
+        #expect(after.outputLines == ["\(big)  Circle  radius 2  area 12.566"])
+    }
 
-        let deleted = try await run(["delete", ids[1], "--store", store])
-        #expect(deleted.outputLines == ["deleted \(ids[1])"])
-        let broken = try await run(["show", vennID, "--store", store])
-        #expect(broken.termination == .exited(1) && broken.standardError.contains("no Circle document \(ids[1])"), "\(broken.standardError)")
+    @Test func errorsGoToStandardErrorWithAStatus() async throws {
+        let store = try TemporaryFolder(prefix: "shapes-errors")
+        let square = try await identifier(["add", "square", "2"], store: store)
+        let circle = try await identifier(["add", "circle", "1"], store: store)
+
+        let notCircle = try await run(["venn", circle, square], store: store)
+        #expect(notCircle.termination == .exited(1) && notCircle.outputLines.isEmpty)
+        #expect(notCircle.standardError == "shapes: \(ShapesError.notACircle(identifier: square, kind: "Square"))\n",
+                "\(notCircle.standardError)")
+        let missing = try await run(["venn", circle, "no-such-id"], store: store)
+        #expect(missing.termination == .exited(1) && missing.standardError == "shapes: no document no-such-id\n",
+                "\(missing.standardError)")
+        for command in [["show", "no-such-id"], ["delete", "no-such-id"]] {
+            let result = try await run(command, store: store)
+            #expect(result.termination == .exited(1) && result.standardError == "shapes: no document no-such-id\n", "\(command)")
+        }
+
+        let badWhere = try await run(["list", "--where", "radius >"], store: store)
+        #expect(badWhere.termination == .exited(64) && badWhere.standardError.contains("no value after >"), "\(badWhere.standardError)")
+        let badKind = try await run(["list", "--kind", "Triangle"], store: store)
+        #expect(badKind.termination == .exited(64) && badKind.standardError.contains("Triangle"), "\(badKind.standardError)")
+        let badSize = try await run(["add", "circle", "-1"], store: store)
+        #expect(badSize.termination == .exited(64), "\(badSize.standardError)")
+        let badShape = try await run(["add", "triangle", "1"], store: store)
+        #expect(badShape.termination == .exited(64), "\(badShape.standardError)")
+
+        // A store file that is not a database: DocumentStore's error, as `shapes: <description>`.
+        let garbage = try TemporaryFolder(prefix: "shapes-garbage")
+        try Data(repeating: 0x41, count: 4096).write(to: ShapesStore.url(folder: garbage.url))
+        let corrupt = try await run(["list"], store: garbage)
+        #expect(corrupt.termination == .exited(1) && corrupt.standardError.hasPrefix("shapes: ")
+                && corrupt.standardError.contains("Shapes.sqlite"), "\(corrupt.standardError)")
     }
 
     @Test func watchPrintsWhatAnotherProcessSaves() async throws {
-        let folder = try TemporaryFolder(prefix: "shapes-watch")
-        let store = folder.url.path
-        _ = try await run(["add", "circle", "1", "--store", store])
-        let watcher = try ChildProcess.start(try ChildProcess.builtProgram("shapes"),
-                                             ["watch", "--kind", "Circle", "--where", "radius > 2", "--count", "1", "--seconds", "60", "--store", store])
-        _ = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
-        let added = try await run(["add", "circle", "5", "--store", store])
-        let id = added.standardOutput.trimmingCharacters(in: .newlines)
-        _ = try await watcher.waitForExit(deadline: .now + .seconds(60))
-        #expect(watcher.termination == .exited(0))
-        #expect(watcher.outputLines.first == "watching: 0 documents")
-        #expect(watcher.outputLines.dropFirst().first == "update 1: 1 documents")
-        #expect(watcher.outputLines.contains { $0.contains(id) && $0.contains("radius 5.000") }, "\(watcher.standardOutput)")
+        let store = try TemporaryFolder(prefix: "shapes-watch")
+        let small = try await identifier(["add", "circle", "1"], store: store)
+        let watcher = try ChildProcess.start(try ChildProcess.builtProgram("shapes"), [
+            "watch", "--kind", "Circle", "--where", "radius > 2", "--count", "1", "--seconds", "60", "--store", store.url.path,
+        ])
+        let ready = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
+        #expect(ready == "watching: 0 documents")
+        // Saves the watcher's query does not match change nothing it prints.
+        _ = try await identifier(["add", "circle", "2"], store: store)
+        let added = try await identifier(["add", "circle", "5"], store: store)
+        let ended = try await watcher.waitForExit(deadline: .now + .seconds(60))
+        #expect(ended == .exited(0), "\(watcher.standardError)")
+        #expect(watcher.outputLines == ["watching: 0 documents", "update 1: 1 documents", "  \(added)  Circle  radius 5  area 78.54"],
+                "\(watcher.standardOutput)")
+        #expect(!watcher.standardOutput.contains(small))
+    }
+
+    @Test func watchStopsAtItsTimeLimit() async throws {
+        let store = try TemporaryFolder(prefix: "shapes-watch-time")
+        let circle = try await identifier(["add", "circle", "3"], store: store)
+        let started = ContinuousClock.now
+        let watcher = try await run(["watch", "--kind", "Circle", "--seconds", "1"], store: store)
+        #expect(watcher.termination == .exited(0), "\(watcher.standardError)")
+        #expect(watcher.outputLines == ["watching: 1 documents", "  \(circle)  Circle  radius 3  area 28.274",
+                                        "stopped after 1 s with 0 updates"], "\(watcher.standardOutput)")
+        #expect(ContinuousClock.now - started >= .seconds(1))
     }
 }

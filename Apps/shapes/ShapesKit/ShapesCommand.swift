@@ -1,201 +1,147 @@
 import ArgumentParser
 import DocumentStore
+import FileStorageKit
 import Foundation
 
-/// `shapes`: Dali's shapes kept as documents by DocumentStore.
+/// `shapes`: the Dali post's squares, circles and Venn diagrams, kept as JSON documents by DocumentStore.
+///
+/// ```sh
+/// shapes add circle 2 --store /tmp/shapes        # prints the new identifier
+/// shapes list --kind Circle --where "radius > 1" --sort area --store /tmp/shapes
+/// ```
+///
+/// `Command/main.swift` runs it; the tour runs it in-process and as a second process.
 public struct ShapesCommand: ParsableCommand {
+    /// The command's name, help and subcommands: `add`, `venn`, `list`, `show`, `watch`, `delete`.
     public static let configuration = CommandConfiguration(
         commandName: "shapes",
         abstract: "Keeps squares, circles and Venn diagrams as JSON documents in Shapes.sqlite (DocumentStore).",
         discussion: """
-            Each command is one transaction. Exit status: 0 on success, 64 for bad arguments, 1 for a \
-            document that does not exist or a store error.
+            Each change is one transaction, which other shapes processes see whole (a running `watch` \
+            prints it). Exit status: 0 on success, 64 for bad arguments (an unknown kind, a --where it \
+            cannot read), 1 for a missing document, a wrong kind or a store error, printed on standard \
+            error as `shapes: <what>`.
             """,
         subcommands: [Add.self, Venn.self, List.self, Show.self, Watch.self, Delete.self])
 
+    /// The command with no arguments parsed; `ShapesCommand.main(arguments)` parses and runs it.
     public init() {}
 }
 
-/// `--store PATH`, shared by every command.
+/// `--store PATH`, which every command takes.
 struct StoreOption: ParsableArguments {
-    @Option(name: .customLong("store"), help: "The folder of Shapes.sqlite (default: the app's application-support folder).")
+    @Option(name: .customLong("store"), help: ArgumentHelp(
+        "The folder of Shapes.sqlite (default: the app's application-support folder).", valueName: "path"))
     var folder: String?
 
-    func open() throws -> Persistence {
-        let url = folder.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ShapesStore.defaultFolder
-        return try reporting { try ShapesStore.open(folder: url) }
+    /// The folder the store is in.
+    var url: URL {
+        folder.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? AppDirectories(appName: "shapes").applicationSupport
     }
 }
 
-/// Prints `shapes: message` on standard error and returns exit status 1.
+/// A command that works on the store: `run(in:)` gets it open, and the errors it reports
+/// (`DocumentStoreError`, `ShapesError`) become `shapes: <description>` and exit status 1.
+protocol StoreCommand: ParsableCommand {
+    var store: StoreOption { get }
+
+    /// Does the command's work on the open store.
+    func run(in persistence: Persistence) throws
+}
+
+extension StoreCommand {
+    func run() throws {
+        do {
+            try run(in: try ShapesStore.open(folder: store.url))
+        } catch let error as DocumentStoreError {
+            throw failure("\(error)")
+        } catch let error as ShapesError {
+            throw failure("\(error)")
+        }
+    }
+}
+
+/// Prints `shapes: message` on standard error and returns exit status 1 to throw.
 func failure(_ message: String) -> ExitCode {
     FileHandle.standardError.write(Data("shapes: \(message)\n".utf8))
     return ExitCode(1)
 }
 
-/// Runs `body`, turning a store error into exit status 1 with its description.
-func reporting<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let error as DocumentStoreError {
-        throw failure("\(error)")
-    }
-}
-
-/// One line for a document: `<id>  <kind>  field value ...`.
-func line(_ snapshot: DocumentSnapshot) -> String {
-    let fields = (snapshot.body.objectValue ?? [:]).sorted { $0.key < $1.key }.map { key, value in
-        if case .double(let number) = value { return "\(key) \(String(format: "%.3f", number))" }
-        if case .string(let text) = value { return "\(key) \(text)" }
-        return "\(key) \(value)"
-    }
-    return ([snapshot.identifier, snapshot.kind] + fields).joined(separator: "  ")
-}
-
-/// The query options shared by `list` and `watch`.
-struct QueryOptions: ParsableArguments {
-    @Option(help: "Shape, Square, Circle or VennDiagram (Shape includes squares and circles).") var kind = "Shape"
-    @Option(name: .customLong("where"), help: "A condition: FIELD OP VALUE, e.g. \"radius > 1\".") var condition: String?
-    @Option(help: "Sort by this field.") var sort: String?
-    @Flag(help: "Sort in descending order.") var descending = false
-    @Option(help: "At most this many documents.") var limit: Int?
-
-    func validate() throws {
-        guard ["Shape", "Square", "Circle", "VennDiagram"].contains(kind) else {
-            throw ValidationError("unknown kind \(kind): use Shape, Square, Circle or VennDiagram")
-        }
-        if let condition {
-            do { _ = try WhereClause.parse(condition) } catch { throw ValidationError(error.description) }
-        }
-    }
-
-    /// The query's compiled form, for this kind.
-    func snapshots(_ persistence: Persistence) throws -> [DocumentSnapshot] {
-        switch kind {
-        case "Square": try query(persistence.query(Square.self)).snapshots()
-        case "Circle": try query(persistence.query(Circle.self)).snapshots()
-        case "VennDiagram": try query(persistence.query(VennDiagram.self)).snapshots()
-        default: try query(persistence.query(Shape.self)).snapshots()
-        }
-    }
-
-    func observe(_ persistence: Persistence) -> AsyncThrowingStream<[DocumentSnapshot], Error> {
-        switch kind {
-        case "Square": query(persistence.query(Square.self)).observe()
-        case "Circle": query(persistence.query(Circle.self)).observe()
-        case "VennDiagram": query(persistence.query(VennDiagram.self)).observe()
-        default: query(persistence.query(Shape.self)).observe()
-        }
-    }
-
-    private func query<T>(_ base: DocumentQuery<T>) -> DocumentQuery<T> {
-        var query = base
-        if let condition, let predicate = try? WhereClause.parse(condition) { query = query.where(predicate) }
-        if let sort { query = query.sorted(by: Field(sort), ascending: !descending) }
-        if let limit { query = query.limit(limit) }
-        return query
-    }
-}
+extension ShapeKind: ExpressibleByArgument {}
 
 extension ShapesCommand {
-    /// `shapes add square 3`, `shapes add circle 2`: prints the new identifier.
-    struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a square (by side) or a circle (by radius); prints its identifier.")
+    /// What `add` makes.
+    enum NewShape: String, ExpressibleByArgument, CaseIterable {
+        case square, circle
+    }
 
-        @Argument(help: "square or circle.") var shape: String
-        @Argument(help: "The side or the radius.") var size: Double
+    /// `shapes add square 3`, `shapes add circle 2`: prints the new identifier and nothing else.
+    struct Add: StoreCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a square (by side) or a circle (by radius); prints its identifier.")
+
+        @Argument(help: "square or circle.") var shape: NewShape
+        @Argument(help: "The side or the radius (a positive number).") var size: Double
         @OptionGroup var store: StoreOption
 
         func validate() throws {
-            guard ["square", "circle"].contains(shape) else { throw ValidationError("shape must be square or circle, not \(shape)") }
-            guard size.isFinite, size > 0 else { throw ValidationError("the size must be a positive number") }
+            guard size.isFinite, size > 0 else { throw ValidationError("the size must be a positive number, not \(size)") }
         }
 
-        func run() throws {
-            let persistence = try store.open()
-            let made: Shape = shape == "square" ? Square(side: size) : Circle(radius: size)
-            try reporting { try persistence.save(made) }
+        func run(in persistence: Persistence) throws {
+            let made: Shape = switch shape {
+            case .square: Square(side: size)
+            case .circle: Circle(radius: size)
+            }
+            try persistence.save(made)
             print(made.identifier)
         }
     }
 
-    /// `shapes venn ID ID`: a Venn diagram of two existing circles.
-    struct Venn: ParsableCommand {
+    /// `shapes venn ID ID`: a Venn diagram of two existing circles; prints its identifier.
+    struct Venn: StoreCommand {
         static let configuration = CommandConfiguration(abstract: "Make a Venn diagram of two circles; prints its identifier.")
 
         @Argument(help: "The left circle's identifier.") var left: String
         @Argument(help: "The right circle's identifier.") var right: String
         @OptionGroup var store: StoreOption
 
-        func run() throws {
-            let persistence = try store.open()
-            let circles = try [left, right].map { id in
-                guard let circle: Circle = try reporting({ try persistence.load(id) }) else { throw failure("no circle \(id)") }
-                return circle
-            }
-            let venn = VennDiagram(left: circles[0], right: circles[1])
-            try reporting { try persistence.save(venn) }
+        func run(in persistence: Persistence) throws {
+            let venn = VennDiagram(left: try circle(left, in: persistence), right: try circle(right, in: persistence))
+            try persistence.save(venn)
             print(venn.identifier)
         }
-    }
 
-    /// `shapes list --kind Circle --where "radius > 1" --sort area`.
-    struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List documents, one per line.")
-
-        @OptionGroup var query: QueryOptions
-        @OptionGroup var store: StoreOption
-
-        func run() throws {
-            let persistence = try store.open()
-            for snapshot in try reporting({ try query.snapshots(persistence) }) { print(line(snapshot)) }
+        /// The circle `identifier`, or ``ShapesError`` saying why there is none.
+        func circle(_ identifier: String, in persistence: Persistence) throws -> Circle {
+            guard let snapshot = try persistence.snapshot(identifier) else { throw ShapesError.noDocument(identifier: identifier) }
+            guard snapshot.kind == Circle.kind else { throw ShapesError.notACircle(identifier: identifier, kind: snapshot.kind) }
+            guard let circle = try persistence.load(Circle.self, identifier) else { throw ShapesError.noDocument(identifier: identifier) }
+            return circle
         }
     }
 
-    /// `shapes show ID`: one document, and a Venn diagram's circles loaded lazily.
-    struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a document; a Venn diagram loads its circles lazily.")
-
-        @Argument(help: "The identifier.") var id: String
-        @OptionGroup var store: StoreOption
-
-        func run() throws {
-            let persistence = try store.open()
-            guard let snapshot = try reporting({ try persistence.snapshot(id) }) else { throw failure("no document \(id)") }
-            print(line(snapshot))
-            print("revision \(snapshot.revision)")
-            guard snapshot.kind == VennDiagram.kind else { return }
-            try reporting {
-                guard let venn: VennDiagram = try persistence.load(id) else { throw failure("no document \(id)") }
-                for (side, lazy) in [("left", venn.left), ("right", venn.right)] {
-                    print("loading \(side) circle \(lazy.identifier ?? "-") lazily (loaded before: \(lazy.isLoaded))")
-                    if let circle = try lazy.get() {
-                        print("  \(side): radius \(circle.radius), area \(String(format: "%.3f", circle.area))")
-                    }
-                }
-            }
-        }
-    }
-
-    /// `shapes delete ID`.
-    struct Delete: ParsableCommand {
+    /// `shapes delete ID`: a deletion other processes see; says which Venn diagrams still name it.
+    struct Delete: StoreCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a document (a tombstone other processes see).")
 
         @Argument(help: "The identifier.") var id: String
         @OptionGroup var store: StoreOption
 
-        func run() throws {
-            let persistence = try store.open()
-            try reporting {
-                if let venn: VennDiagram = try? persistence.load(id) {
-                    try persistence.delete(venn)
-                } else if let shape: Shape = try persistence.load(id) {
-                    try persistence.delete(shape)
-                } else {
-                    throw failure("no document \(id)")
-                }
+        func run(in persistence: Persistence) throws {
+            guard let snapshot = try persistence.snapshot(id), let kind = ShapeKind(rawValue: snapshot.kind) else {
+                throw ShapesError.noDocument(identifier: id)
             }
-            print("deleted \(id)")
+            try delete(kind.type, in: persistence)
+            print("deleted \(snapshot.kind) \(id)")
+            // Relationships are plain identifiers, as in Dali: nothing stops a diagram from outliving its circle.
+            let referring = try persistence.query(VennDiagram.self).where(Field("left") == id || Field("right") == id).identifiers()
+            for venn in referring { print("note: VennDiagram \(venn) still names it; showing that diagram will fail") }
+        }
+
+        private func delete<T: Persistable>(_ type: T.Type, in persistence: Persistence) throws {
+            guard let object = try persistence.load(type, id) else { throw ShapesError.noDocument(identifier: id) }
+            try persistence.delete(object)
         }
     }
 }
