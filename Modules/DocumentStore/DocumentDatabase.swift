@@ -105,7 +105,7 @@ final class DocumentDatabase: @unchecked Sendable {
 
     deinit {
         // Before the pool (and its writer connection) closes.
-        try? pool.writeWithoutTransaction { _ in writerStatements.finalize() }
+        pool.writeWithoutTransaction { _ in writerStatements.finalize() }
     }
 
     /// Runs `body` on a reader connection (a snapshot of the last commit).

@@ -234,7 +234,12 @@ extension Persistence {
         // (it would otherwise prefer the kind index for an equality over a range on the field).
         let sql = "CREATE INDEX IF NOT EXISTS \"\(name)\" ON documents(kind, \(expressions.joined(separator: ", "))) WHERE deleted = 0 AND \(QuerySQL.kindCondition(kinds))"
         do {
-            try database.write { db in try db.execute(sql: sql) }
+            // Only a missing index takes the write lock: opening a store that creates its indexes
+            // every time then costs one read.
+            let exists = try reading { db in
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) ?? false
+            }
+            if !exists { try database.write { db in try db.execute(sql: sql) } }
         } catch {
             throw DocumentDatabase.storeError(error, file: database.path)
         }
