@@ -68,7 +68,8 @@ let package = Package(
             name: "document-bench",
             dependencies: ["BenchSupport", .product(name: "DocumentStore", package: rootPackage),
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
-            path: "Sources/document-bench"
+            path: "Sources/document-bench",
+            exclude: ["profile-saves.py"]
         ),
     ],
     swiftLanguageModes: [.v6]

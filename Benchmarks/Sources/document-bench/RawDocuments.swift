@@ -43,7 +43,9 @@ final class RawDocuments {
     }
 
     /// The rows a new document writes: `documents`, `revisions` and `changes`, in one transaction.
-    func insert(_ rows: [Row]) throws {
+    /// Returns how long the COMMIT took (WAL writes and fsync), in seconds.
+    @discardableResult
+    func insert(_ rows: [Row]) throws -> Double {
         let document = try prepare("INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, 0, ?)")
         let revision = try prepare("INSERT INTO revisions(document, revision, parent, generation, deleted, body) VALUES (?, ?, NULL, 1, 0, NULL)")
         let change = try prepare("INSERT INTO changes(document, revision, deleted) VALUES (?, ?, 0)")
@@ -63,7 +65,10 @@ final class RawDocuments {
             bind(change, 2, row.revision)
             try step(change)
         }
+        let start = ContinuousClock.now
         try exec("COMMIT")
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     /// Reads one document by identifier, as a program would: its kind, revision, deleted flag and body.
