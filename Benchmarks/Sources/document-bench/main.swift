@@ -78,6 +78,7 @@ options = optionsOrExit(.success(options), usage: usage)
 func fail(_ message: String) -> Never {
     print("FAILED: \(message)")
     FileHandle.standardError.write(Data("document-bench: FAILED: \(message)\n".utf8))
+    try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("document-bench-\(getpid())"))
     exit(1)
 }
 
@@ -129,6 +130,7 @@ if options.profileSaves > 0 {
         print(String(format: "our save %d: %.3f s, %.0f docs/s", run + 1, elapsed, Double(options.documents) / elapsed))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
+    try? FileManager.default.removeItem(at: root)   // exit skips the defer above
     exit(0)
 }
 
