@@ -19,7 +19,7 @@ func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
 }
 
 let libraries = ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
-                 "DocumentStore"]
+                 "DocumentStore", "DocumentSync"]
 let apps = ["tour", "profile", "flashcards", "settings", "plist", "orders", "shapes"]
 
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // SHA-256 for DocumentStore's revision digests (the same digest in every process and on every platform).
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        // A PostgreSQL client for DocumentSync only (replication through a server).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         module("PlistCodec"),
@@ -62,6 +64,8 @@ let package = Package(
                                                 .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         module("DocumentStore", dependencies: ["FileStorageKit", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"),
                                                .product(name: "Crypto", package: "swift-crypto")]),
+        module("DocumentSync", dependencies: ["DocumentStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                                              .product(name: "Crypto", package: "swift-crypto")]),
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
         app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
@@ -118,6 +122,8 @@ let package = Package(
                                                    .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // A child process the DocumentStore tests start.
         .executableTarget(name: "document-probe", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/DocumentProbe"),
+        tests("DocumentSyncTests", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport",
+                                                  .product(name: "PostgresNIO", package: "postgres-nio")]),
         // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],

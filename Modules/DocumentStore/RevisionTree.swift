@@ -141,16 +141,95 @@ struct RevisionTree {
         }
         try context.insertRevision(document: number, revision: foreign.revision, parent: foreign.ancestors.first,
                                    generation: generation, deleted: foreign.deleted, body: existing == nil ? nil : text)
-        if let parent = foreign.ancestors.first, existing != nil {
-            // The parent is no longer a leaf: it keeps no body.
-            let clear = try SQLiteStatement("UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", on: db)
+        if !foreign.ancestors.isEmpty, existing != nil {
+            // Revisions that are no longer leaves keep no body.
+            let clear = try SQLiteStatement("""
+                UPDATE revisions SET body = NULL WHERE document = ?1 AND body IS NOT NULL
+                AND revision IN (SELECT parent FROM revisions WHERE document = ?1 AND parent IS NOT NULL)
+                """, on: db)
             clear.bind(number, at: 1)
-            clear.bind(parent, at: 2)
             try clear.run()
         }
         try context.insertChange(document: number, revision: foreign.revision, deleted: foreign.deleted)
-        if existing != nil { try electWinner(document: number) }
+        if existing != nil {
+            try electWinner(document: number)
+            try prune(document: number, limit: context.persistence.configuration.revisionHistoryLimit)
+        }
         return true
+    }
+
+    /// Keeps the tree to `limit` generations below the current revision (leaves always stay).
+    func prune(document: Int64, limit: Int) throws(DocumentStoreError) {
+        let current = try SQLiteStatement("SELECT revision FROM documents WHERE number = ?", on: db)
+        current.bind(document, at: 1)
+        let generation = try current.step() ? Revision.generation(of: current.text(at: 0) ?? "") ?? 0 : 0
+        current.reset()
+        guard generation > max(1, limit) else { return }
+        let prune = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation <= ? AND body IS NULL", on: db)
+        prune.bind(document, at: 1)
+        prune.bind(Int64(generation - max(1, limit)), at: 2)
+        try prune.run()
+    }
+
+    /// The ancestors of `revision` of document `number`, nearest first: every one the tree keeps, and the
+    /// parent named by the oldest kept one.
+    func ancestors(document number: Int64, revision: String) throws(DocumentStoreError) -> [String] {
+        let select = try SQLiteStatement("SELECT parent FROM revisions WHERE document = ? AND revision = ?", on: db)
+        var chain: [String] = []
+        var next: String? = revision
+        while let current = next {
+            select.bind(number, at: 1)
+            select.bind(current, at: 2)
+            let found = try select.step()
+            next = found && !select.isNull(at: 0) ? select.text(at: 0) : nil
+            select.reset()
+            if let next { chain.append(next) }
+        }
+        return chain
+    }
+
+    /// Ends a conflict (see `Persistence.resolveConflict`): the losing live leaves get deletions and the
+    /// current revision a child with `mergedText` (a deletion for `nil`) unless it already has that body.
+    func resolve(identifier: String, mergedText: String?, context: WriteContext) throws(DocumentStoreError) -> String? {
+        let find = try SQLiteStatement("SELECT number, revision, body FROM documents WHERE id = ?", on: db)
+        find.bind(identifier, at: 1)
+        guard try find.step() else { find.reset(); return nil }
+        let number = find.int64(at: 0)
+        let current = find.text(at: 1) ?? ""
+        let currentBody = find.text(at: 2) ?? "{}"
+        find.reset()
+        let live = try leaves(document: number).filter { !$0.deleted }
+        guard live.count > 1 else { return nil }
+        let clear = try SQLiteStatement("UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", on: db)
+        for leaf in live where leaf.revision != current {
+            let tombstone = Revision.next(after: leaf.revision, canonicalBody: "{}", deleted: true)
+            try context.insertRevision(document: number, revision: tombstone, parent: leaf.revision,
+                                       generation: Int(leaf.generation) + 1, deleted: true, body: "{}")
+            clear.bind(number, at: 1)
+            clear.bind(leaf.revision, at: 2)
+            try clear.run()
+            try context.insertChange(document: number, revision: tombstone, deleted: true)
+        }
+        if mergedText != currentBody {
+            let deleted = mergedText == nil
+            let text = mergedText ?? "{}"
+            let merged = Revision.next(after: current, canonicalBody: text, deleted: deleted)
+            try context.insertRevision(document: number, revision: merged, parent: current,
+                                       generation: Revision.generation(of: merged) ?? 1, deleted: deleted)
+            let update = try SQLiteStatement("UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", on: db)
+            update.bind(merged, at: 1)
+            update.bind(Int64(deleted ? 1 : 0), at: 2)
+            update.bind(text, at: 3)
+            update.bind(number, at: 4)
+            try update.run()
+            try context.insertChange(document: number, revision: merged, deleted: deleted)
+            try electWinner(document: number)
+        }
+        context.didWrite = true
+        let after = try SQLiteStatement("SELECT revision FROM documents WHERE number = ?", on: db)
+        defer { after.reset() }
+        after.bind(number, at: 1)
+        return try after.step() ? after.text(at: 0) : nil
     }
 
     /// The document's leaves, the current one marked.

@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A document changed locally, as a replicator pushes it: its leaves with their bodies and ancestry.
+package struct OutgoingDocument: Sendable, Equatable {
+    package let identifier: String
+    package let kind: String
+    package let leaves: [OutgoingRevision]
+}
+
+/// One leaf of an ``OutgoingDocument``: the canonical JSON text exactly as stored (`{}` for a deletion)
+/// and its ancestors, nearest first.
+package struct OutgoingRevision: Sendable, Equatable {
+    package let revision: String
+    package let deleted: Bool
+    package let body: String
+    package let ancestors: [String]
+}
+
+/// A page of the local change feed, grouped by document.
+package struct OutgoingPage: Sendable {
+    package let documents: [OutgoingDocument]
+    /// The last feed position the page covers (the next page starts after it).
+    package let lastSequence: Int64
+    /// Whether the feed has more changes after ``lastSequence``.
+    package let hasMore: Bool
+}
+
+extension Persistence {
+    /// The documents changed after `sequence`, at most `limit` feed entries, each document once with
+    /// all its current leaves; documents whose kind is not in `kinds` (when given) are left out.
+    package func outgoing(since sequence: Int64, limit: Int, kinds: Set<String>?) throws(DocumentStoreError) -> OutgoingPage {
+        try reading { db in
+            let feed = try SQLiteStatement("SELECT sequence, document FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?", on: db)
+            feed.bind(sequence, at: 1)
+            feed.bind(Int64(max(1, limit)), at: 2)
+            var numbers: [Int64] = []
+            var seen = Set<Int64>()
+            var last = sequence
+            var rows = 0
+            while try feed.step() {
+                last = feed.int64(at: 0)
+                rows += 1
+                if seen.insert(feed.int64(at: 1)).inserted { numbers.append(feed.int64(at: 1)) }
+            }
+            feed.reset()
+            let tree = RevisionTree(db: db)
+            var documents: [OutgoingDocument] = []
+            documents.reserveCapacity(numbers.count)
+            let current = try SQLiteStatement("SELECT id, kind, revision, body FROM documents WHERE number = ?", on: db)
+            for number in numbers {
+                current.bind(number, at: 1)
+                guard try current.step() else { current.reset(); continue }
+                let identifier = current.text(at: 0) ?? ""
+                let kind = current.text(at: 1) ?? ""
+                let winner = current.text(at: 2) ?? ""
+                let winnerBody = current.text(at: 3) ?? "{}"
+                current.reset()
+                if let kinds, !kinds.contains(kind) { continue }
+                let leaves = try tree.leaves(document: number).map { leaf throws(DocumentStoreError) in
+                    OutgoingRevision(revision: leaf.revision, deleted: leaf.deleted,
+                                     body: leaf.revision == winner ? winnerBody : (leaf.body ?? "{}"),
+                                     ancestors: try tree.ancestors(document: number, revision: leaf.revision))
+                }
+                documents.append(OutgoingDocument(identifier: identifier, kind: kind, leaves: leaves))
+            }
+            return OutgoingPage(documents: documents, lastSequence: last, hasMore: rows >= max(1, limit))
+        }
+    }
+
+    /// Adds revisions made by other replicas (see ``insertForeign(_:)``) and writes the checkpoints, all in
+    /// one transaction. Returns how many revisions were new.
+    package func applyForeign(_ revisions: [ForeignRevision], checkpoints: [(name: String, value: String)]) throws -> Int {
+        try transaction { persistence in
+            var inserted = 0
+            for revision in revisions where try persistence.insertForeign(revision) { inserted += 1 }
+            for checkpoint in checkpoints { try persistence.setCheckpoint(checkpoint.value, for: checkpoint.name) }
+            return inserted
+        }
+    }
+
+    /// This store's identity for replication: a UUID made the first time it is asked for and kept in the
+    /// store (so a copy of the file is the same replica, and a new file a new one).
+    package func replicaIdentifier() throws -> String {
+        if let existing = try checkpoint("replica-identifier") { return existing }
+        return try transaction { persistence in
+            if let raced = try persistence.checkpoint("replica-identifier") { return raced }
+            let made = UUID().uuidString.lowercased()
+            try persistence.setCheckpoint(made, for: "replica-identifier")
+            return made
+        }
+    }
+
+    /// Removes documents entirely, with their trees and feed entries: a local purge that replication
+    /// never sends anywhere.
+    package func purge(_ identifiers: [String]) throws {
+        try transaction { persistence in
+            let db = persistence.currentContext()!.db
+            for identifier in identifiers {
+                guard let number = try Int64.fetchOne(db, sql: "SELECT number FROM documents WHERE id = ?", arguments: [identifier])
+                else { continue }
+                try db.execute(sql: "DELETE FROM revisions WHERE document = ?", arguments: [number])
+                try db.execute(sql: "DELETE FROM changes WHERE document = ?", arguments: [number])
+                try db.execute(sql: "DELETE FROM documents WHERE number = ?", arguments: [number])
+            }
+            persistence.currentContext()!.didWrite = true
+        }
+    }
+
+    /// Ends a conflict: every leaf but the current one gets a deletion, and the current one gets a child
+    /// with `merged` (a deletion for `nil`). Returns the new current revision, or `nil` when the
+    /// document has one leaf or fewer (nothing to resolve).
+    @discardableResult
+    package func resolveConflict(_ identifier: String, merged: JSON?) throws -> String? {
+        try transaction { persistence in
+            let context = persistence.currentContext()!
+            let text = try merged.map { value throws(DocumentStoreError) in try CanonicalJSON.checkedText(value, identifier: identifier) }
+            return try RevisionTree(db: context.db).resolve(identifier: identifier, mergedText: text, context: context)
+        }
+    }
+
+    /// The identifiers of every document (deleted ones included) with their kinds, for a full resynchronization.
+    package func allIdentifiers() throws(DocumentStoreError) -> [(identifier: String, kind: String, lastSequence: Int64)] {
+        try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.id, d.kind, coalesce((SELECT max(sequence) FROM changes WHERE document = d.number), 0) FROM documents AS d
+                """).map { (identifier: $0[0], kind: $0[1], lastSequence: $0[2]) }
+        }
+    }
+}
+
+extension Revision {
+    /// Whether leaf `a` beats leaf `b` as a document's winner: not deleted beats deleted, then the
+    /// higher generation, then the greater digest (byte order). Every replica, and the server's SQL
+    /// function, choose with this rule.
+    package static func beats(_ a: (revision: String, deleted: Bool), _ b: (revision: String, deleted: Bool)) -> Bool {
+        let left = RevisionTree.Leaf(revision: a.revision, generation: Int64(generation(of: a.revision) ?? 0), deleted: a.deleted, body: nil)
+        let right = RevisionTree.Leaf(revision: b.revision, generation: Int64(generation(of: b.revision) ?? 0), deleted: b.deleted, body: nil)
+        return RevisionTree.beats(left, right)
+    }
+}
+
+extension Persistence {
+    /// Which of the given (document, revision) pairs the store already has in its trees.
+    package func knownRevisions(_ pairs: [(identifier: String, revision: String)]) throws(DocumentStoreError) -> Set<String> {
+        try reading { db in
+            let select = try SQLiteStatement("""
+                SELECT 1 FROM revisions AS r JOIN documents AS d ON d.number = r.document WHERE d.id = ? AND r.revision = ?
+                """, on: db)
+            var known = Set<String>()
+            for pair in pairs {
+                select.bind(pair.identifier, at: 1)
+                select.bind(pair.revision, at: 2)
+                if try select.step() { known.insert(pair.identifier + "\u{0}" + pair.revision) }
+                select.reset()
+            }
+            return known
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import DocumentStore
+import Foundation
+import PostgresNIO
+
+extension Replication {
+    /// Fetches the server's feed after the pull checkpoint, batch by batch, and inserts the revisions
+    /// this store lacks as they are; each batch and the local checkpoint commit in one local transaction.
+    /// Starts over from zero when the server purged tombstones past the checkpoint, and then purges the
+    /// local documents the server no longer has (unless they hold changes not pushed yet).
+    func pull(_ report: inout DocumentSync.Report) async throws {
+        var (position, history) = CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pullName)),
+                                                           remote: try await serverCheckpointPull())
+        let horizon = Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
+        let full = position > 0 && position < horizon
+        if full {
+            position = 0
+            report.fullResync = true
+        }
+        var onServer = Set<String>()
+        while true {
+            try Task.checkCancellation()
+            let rows = try await page(after: position)
+            guard let last = rows.last?.sequence else { break }
+            if full { for row in rows { onServer.insert(row.identifier) } }
+            let known = try persistence.knownRevisions(rows.map { ($0.identifier, $0.revision) })
+            var revisions: [ForeignRevision] = []
+            var conflicted = Set<String>()
+            var leavesByDocument: [String: Int] = [:]
+            for row in rows {
+                leavesByDocument[row.identifier, default: 0] += row.deleted ? 0 : 1
+                if leavesByDocument[row.identifier]! > 1 { conflicted.insert(row.identifier) }
+                guard !known.contains(row.identifier + "\u{0}" + row.revision) else { continue }
+                revisions.append(try row.verified())
+            }
+            let next = history.adding(last)
+            report.pulledRevisions += try persistence.applyForeign(revisions, checkpoints: [(pullName, next.description)])
+            try await setServerCheckpointPull(next)
+            if let resolver = configuration.conflictResolver {
+                report.resolvedConflicts += try resolve(conflicted.sorted(), with: resolver)
+            }
+            position = last
+            history = next
+            if Set(rows.map(\.identifier)).count < configuration.batchSize { break }
+        }
+        if full { report.purgedLocally = try await purgeAbsent(onServer) }
+    }
+
+    private func serverCheckpointPull() async throws -> CheckpointHistory {
+        CheckpointHistory(try await session.single(String.self, "SELECT pull FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
+    }
+
+    private func setServerCheckpointPull(_ history: CheckpointHistory) async throws {
+        try await session.execute("""
+            INSERT INTO \(unescaped: schema).checkpoints(replication, pull) VALUES (\(identity), \(history.description))
+            ON CONFLICT (replication) DO UPDATE SET pull = excluded.pull, updated_at = now()
+            """)
+    }
+
+    /// One leaf of the server's feed.
+    struct FeedRow {
+        let sequence: Int64
+        let identifier: String
+        let kind: String
+        let revision: String
+        let deleted: Bool
+        let body: String?
+        let ancestors: [String]
+
+        /// The revision to insert, after checking that its digest is the digest of its parent, flag and body.
+        func verified() throws -> ForeignRevision {
+            let json: JSON? = deleted ? JSON?.none : try JSON(parsing: body ?? "", identifier: identifier)
+            let canonical = json?.canonicalText ?? "{}"
+            guard Revision.next(after: ancestors.first, canonicalBody: canonical, deleted: deleted) == revision else {
+                throw DocumentSyncError.invalidRevision(identifier: identifier, revision: revision,
+                                                        reason: "its digest does not match its parent and body on the server")
+            }
+            return ForeignRevision(identifier: identifier, kind: kind, revision: revision, ancestors: ancestors,
+                                   deleted: deleted, body: json)
+        }
+    }
+
+    /// The leaves of the next `batchSize` documents of the server's feed after `position`.
+    private func page(after position: Int64) async throws -> [FeedRow] {
+        let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
+        let rows = try await session.rows("""
+            SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
+            FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
+                  WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+                  ORDER BY sequence LIMIT \(Int64(configuration.batchSize))) AS d
+            JOIN \(unescaped: schema).revisions AS r ON r.document = d.id AND r.leaf
+            ORDER BY d.sequence, r.revision
+            """, as: (Int64, String, String, String, Bool, String?, String).self)
+        return rows.map { row in
+            FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: row.3, deleted: row.4, body: row.5,
+                    ancestors: row.6.split(separator: " ").map(String.init))
+        }
+    }
+
+    /// Asks the resolver about each conflicted document and applies its answer; returns how many it ended.
+    private func resolve(_ identifiers: [String], with resolver: @Sendable (DocumentSync.Conflict) -> DocumentSync.Resolution) throws -> Int {
+        var resolved = 0
+        for identifier in identifiers {
+            let live = try persistence.branches(of: identifier).filter { !$0.deleted }
+            guard live.count > 1, let current = live.first(where: \.isCurrent), let body = current.body,
+                  let kind = try persistence.snapshot(identifier)?.kind else { continue }
+            let conflict = DocumentSync.Conflict(identifier: identifier, kind: kind, current: body,
+                                                 others: live.filter { !$0.isCurrent }.compactMap(\.body))
+            switch resolver(conflict) {
+            case .keepBranches: continue
+            case .keepCurrent: try persistence.resolveConflict(identifier, merged: body)
+            case .merge(let merged): try persistence.resolveConflict(identifier, merged: merged)
+            case .delete: try persistence.resolveConflict(identifier, merged: nil)
+            }
+            resolved += 1
+        }
+        return resolved
+    }
+
+    /// After a full resynchronization: purges the local documents (of the replicated kinds) the server no
+    /// longer has, except those changed after the push checkpoint (they are new here and go up next time).
+    private func purgeAbsent(_ onServer: Set<String>) async throws -> Int {
+        let pushed = try await pushPosition()
+        let gone = try persistence.allIdentifiers().filter { document in
+            !onServer.contains(document.identifier) && document.lastSequence <= pushed
+                && (configuration.kinds?.contains(document.kind) ?? true)
+        }.map(\.identifier)
+        if !gone.isEmpty { try persistence.purge(gone) }
+        return gone.count
+    }
+
+    /// Deletes from the server the tombstones older than the retention, and moves the purge horizon.
+    func purgeServerTombstones() async throws {
+        guard let retention = configuration.tombstoneRetention else { return }
+        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        try await session.execute("""
+            WITH gone AS (DELETE FROM \(unescaped: schema).documents WHERE deleted AND changed_at < now() - make_interval(secs => \(seconds))
+                          RETURNING id, sequence),
+                 tree AS (DELETE FROM \(unescaped: schema).revisions WHERE document IN (SELECT id FROM gone))
+            UPDATE \(unescaped: schema).meta SET value = greatest(value::bigint, coalesce((SELECT max(sequence) FROM gone), 0))::text
+            WHERE key = 'purge_horizon'
+            """)
+    }
+}

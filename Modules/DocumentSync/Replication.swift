@@ -1,0 +1,166 @@
+import DocumentStore
+import Foundation
+import PostgresNIO
+
+/// One replication between a local store and the server schema, on one session: push, pull, and the
+/// checkpoints of both, kept under the replication's identity.
+struct Replication {
+    let sync: DocumentSync
+    let session: ServerSession
+    /// The quoted schema name, for SQL.
+    let schema: String
+    let identity: String
+    var persistence: Persistence { sync.persistence }
+    var configuration: DocumentSync.Configuration { sync.configuration }
+    var pushName: String { "sync-push:" + identity }
+    var pullName: String { "sync-pull:" + identity }
+
+    static func prepare(_ sync: DocumentSync, _ session: ServerSession) async throws -> Replication {
+        let server = try await ServerSchema.prepare(session, schema: sync.configuration.schema, create: sync.configuration.createSchema)
+        let replica = try sync.persistence.replicaIdentifier()
+        let identity = ReplicationIdentity.make(replica: replica, server: server, schema: sync.configuration.schema,
+                                                kinds: sync.configuration.kinds)
+        return Replication(sync: sync, session: session, schema: "\"\(sync.configuration.schema)\"", identity: identity)
+    }
+
+    private func serverCheckpoint(_ column: String) async throws -> CheckpointHistory {
+        CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: column) FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
+    }
+
+    private func setServerCheckpoint(_ column: String, _ history: CheckpointHistory) async throws {
+        try await session.execute("""
+            INSERT INTO \(unescaped: schema).checkpoints(replication, \(unescaped: column)) VALUES (\(identity), \(history.description))
+            ON CONFLICT (replication) DO UPDATE SET \(unescaped: column) = excluded.\(unescaped: column), updated_at = now()
+            """)
+    }
+
+    /// Where the push resumes in the local feed.
+    func pushPosition() async throws -> Int64 {
+        CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pushName)),
+                                 remote: try await serverCheckpoint("push")).position
+    }
+
+    // MARK: Push
+
+    /// Sends the local changes after the push checkpoint, one server transaction per batch; the server's
+    /// copy of the checkpoint commits with the batch, the local copy right after.
+    func push(_ report: inout DocumentSync.Report) async throws {
+        var (position, history) = CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pushName)),
+                                                           remote: try await serverCheckpoint("push"))
+        while true {
+            try Task.checkCancellation()
+            let page = try persistence.outgoing(since: position, limit: configuration.batchSize, kinds: configuration.kinds)
+            guard page.lastSequence > position else { return }
+            let missing = try await missingOnServer(page.documents)
+            let next = history.adding(page.lastSequence)
+            let documents = page.documents.filter { document in
+                document.leaves.contains { missing.contains(document.identifier + "\u{0}" + $0.revision) }
+            }
+            try await session.transaction {
+                if !documents.isEmpty { try await send(documents, missing: missing) }
+                try await setServerCheckpoint("push", next)
+            }
+            try persistence.setCheckpoint(next.description, for: pushName)
+            report.pushedDocuments += documents.count
+            report.pushedRevisions += missing.count
+            position = page.lastSequence
+            history = next
+            if !page.hasMore { return }
+        }
+    }
+
+    /// The leaves of `documents` the server does not have, as `identifier NUL revision`.
+    private func missingOnServer(_ documents: [OutgoingDocument]) async throws -> Set<String> {
+        var identifiers: [String] = []
+        var revisions: [String] = []
+        for document in documents {
+            for leaf in document.leaves {
+                identifiers.append(document.identifier)
+                revisions.append(leaf.revision)
+            }
+        }
+        guard !identifiers.isEmpty else { return [] }
+        let rows = try await session.rows("""
+            SELECT q.d, q.r FROM unnest(\(identifiers)::text[], \(revisions)::text[]) AS q(d, r)
+            WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: schema).revisions AS x WHERE x.document = q.d AND x.revision = q.r)
+            """, as: (String, String).self)
+        return Set(rows.map { $0.0 + "\u{0}" + $0.1 })
+    }
+
+    /// Inserts the missing leaves with their ancestry, updates the leaf flags, prunes, and gives each
+    /// touched document a new feed position from the counter row (taken last, so the lock is held briefly).
+    private func send(_ documents: [OutgoingDocument], missing: Set<String>) async throws {
+        var leaf = (document: [String](), revision: [String](), parent: [String](), generation: [Int64](),
+                    deleted: [Bool](), body: [String](), ancestors: [String]())
+        var inner = (document: [String](), revision: [String](), parent: [String](), generation: [Int64]())
+        for document in documents {
+            for revision in document.leaves where missing.contains(document.identifier + "\u{0}" + revision.revision) {
+                leaf.document.append(document.identifier)
+                leaf.revision.append(revision.revision)
+                leaf.parent.append(revision.ancestors.first ?? "")
+                leaf.generation.append(Int64(Revision.generation(of: revision.revision) ?? 1))
+                leaf.deleted.append(revision.deleted)
+                leaf.body.append(revision.body)
+                leaf.ancestors.append(revision.ancestors.joined(separator: " "))
+                for (index, ancestor) in revision.ancestors.enumerated() {
+                    inner.document.append(document.identifier)
+                    inner.revision.append(ancestor)
+                    inner.parent.append(index + 1 < revision.ancestors.count ? revision.ancestors[index + 1] : "")
+                    inner.generation.append(Int64(Revision.generation(of: ancestor) ?? 1))
+                }
+            }
+        }
+        let s = schema
+        if !inner.document.isEmpty {
+            try await session.execute("""
+                INSERT INTO \(unescaped: s).revisions(document, revision, parent, generation, digest, deleted, leaf)
+                SELECT q.d, q.r, nullif(q.p, ''), q.g, split_part(q.r, '-', 2), false, false
+                FROM unnest(\(inner.document)::text[], \(inner.revision)::text[], \(inner.parent)::text[], \(inner.generation)::int8[]) AS q(d, r, p, g)
+                ON CONFLICT DO NOTHING
+                """)
+        }
+        try await session.execute("""
+            INSERT INTO \(unescaped: s).revisions(document, revision, parent, generation, digest, deleted, leaf, body, ancestors)
+            SELECT q.d, q.r, nullif(q.p, ''), q.g, split_part(q.r, '-', 2), q.x,
+                NOT EXISTS (SELECT 1 FROM \(unescaped: s).revisions AS c WHERE c.document = q.d AND c.parent = q.r),
+                q.b, string_to_array(nullif(q.a, ''), ' ')
+            FROM unnest(\(leaf.document)::text[], \(leaf.revision)::text[], \(leaf.parent)::text[], \(leaf.generation)::int8[],
+                        \(leaf.deleted)::bool[], \(leaf.body)::text[], \(leaf.ancestors)::text[]) AS q(d, r, p, g, x, b, a)
+            ON CONFLICT DO NOTHING
+            """)
+        let touched = documents.map(\.identifier)
+        let kinds = documents.map(\.kind)
+        if !inner.document.isEmpty {
+            try await session.execute("""
+                UPDATE \(unescaped: s).revisions AS r SET leaf = false, body = NULL, ancestors = NULL
+                WHERE r.document = ANY(\(touched)::text[]) AND r.leaf
+                AND EXISTS (SELECT 1 FROM \(unescaped: s).revisions AS c WHERE c.document = r.document AND c.parent = r.revision)
+                """)
+            try await session.execute("""
+                DELETE FROM \(unescaped: s).revisions AS r USING (
+                    SELECT document, max(generation) AS g FROM \(unescaped: s).revisions
+                    WHERE document = ANY(\(touched)::text[]) AND leaf GROUP BY document) AS m
+                WHERE r.document = m.document AND NOT r.leaf AND r.generation <= m.g - \(Int64(max(1, configuration.revisionHistoryLimit)))
+                """)
+        }
+        guard let top = try await session.single(Int64.self, """
+            UPDATE \(unescaped: s).feed SET value = value + \(Int64(touched.count)) RETURNING value
+            """) else { throw DocumentSyncError.server(sqlState: "P0002", message: "the feed counter row is missing") }
+        let first = top - Int64(touched.count) + 1
+        let positions = (0..<Int64(touched.count)).map { first + $0 }
+        try await session.execute("""
+            INSERT INTO \(unescaped: s).documents(id, kind, winner, deleted, sequence, changed_at)
+            SELECT q.d, q.k, w.revision, w.deleted, q.s, now()
+            FROM unnest(\(touched)::text[], \(kinds)::text[], \(positions)::int8[]) AS q(d, k, s)
+            CROSS JOIN LATERAL \(unescaped: s).winner(q.d) AS w
+            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, winner = excluded.winner, deleted = excluded.deleted,
+                sequence = excluded.sequence, changed_at = excluded.changed_at
+            """)
+        try await session.execute("SELECT pg_notify(\(NotificationChannel.name(schema: configuration.schema)), \(String(top)))")
+    }
+}
+
+/// The `LISTEN`/`NOTIFY` channel a schema's pushes announce themselves on.
+enum NotificationChannel {
+    static func name(schema: String) -> String { "document_sync_" + schema }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import PostgresNIO
+
+/// The tables and functions DocumentSync keeps on the server, inside one schema of its own.
+///
+/// - `meta`: the schema version, the server's identity (part of every replication id) and the purge
+///   horizon (the last feed position whose tombstones were purged).
+/// - `feed`: one counter row. A pushing transaction takes its positions from it as its last step, so
+///   the row lock orders the feed by commit: a reader never sees a position before a smaller one commits.
+/// - `documents`: each document's winner and its latest feed position.
+/// - `revisions`: the revision tree. Leaves keep their exact JSON text (`text`, not `jsonb`, which
+///   reorders keys and changes numbers) and their ancestry as pushed; inner nodes keep neither.
+/// - `checkpoints`: each replication's recent push and pull checkpoints.
+/// - `winner(id)`: the winning leaf, by the rule every replica uses.
+enum ServerSchema {
+    /// The version this library writes and understands.
+    static let version = 1
+
+    /// Whether `name` can be a schema name (it is quoted, but kept simple so it is safe and portable).
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !name.isEmpty, name.utf8.count <= 63 else { return false }
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789_")
+        return !CharacterSet.decimalDigits.contains(first) && name.unicodeScalars.allSatisfy(allowed.contains)
+    }
+
+    /// The statements that create version 1 in schema `name`, in order.
+    static func statements(schema name: String) -> [String] {
+        let s = "\"\(name)\""
+        return [
+            "CREATE SCHEMA IF NOT EXISTS \(s)",
+            "CREATE TABLE \(s).meta (key text PRIMARY KEY, value text NOT NULL)",
+            """
+            INSERT INTO \(s).meta(key, value) VALUES ('schema_version', '\(version)'),
+                ('server_id', gen_random_uuid()::text), ('purge_horizon', '0')
+            """,
+            "CREATE TABLE \(s).feed (single boolean PRIMARY KEY DEFAULT true CHECK (single), value bigint NOT NULL)",
+            "INSERT INTO \(s).feed(value) VALUES (0)",
+            """
+            CREATE TABLE \(s).documents (
+                id text COLLATE "C" PRIMARY KEY,
+                kind text COLLATE "C" NOT NULL,
+                winner text COLLATE "C" NOT NULL,
+                deleted boolean NOT NULL,
+                sequence bigint NOT NULL,
+                changed_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX documents_by_sequence ON \(s).documents(sequence)",
+            """
+            CREATE TABLE \(s).revisions (
+                document text COLLATE "C" NOT NULL,
+                revision text COLLATE "C" NOT NULL,
+                parent text COLLATE "C",
+                generation integer NOT NULL,
+                digest text COLLATE "C" NOT NULL,
+                deleted boolean NOT NULL,
+                leaf boolean NOT NULL,
+                body text,
+                ancestors text[],
+                PRIMARY KEY (document, revision))
+            """,
+            "CREATE INDEX revisions_by_parent ON \(s).revisions(document, parent)",
+            """
+            CREATE TABLE \(s).checkpoints (
+                replication text COLLATE "C" PRIMARY KEY,
+                push text NOT NULL DEFAULT '',
+                pull text NOT NULL DEFAULT '',
+                updated_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE FUNCTION \(s).winner(document_id text) RETURNS TABLE (revision text, deleted boolean)
+            LANGUAGE sql STABLE AS $$
+                SELECT r.revision, r.deleted FROM \(s).revisions AS r WHERE r.document = document_id AND r.leaf
+                ORDER BY r.deleted ASC, r.generation DESC, r.digest COLLATE "C" DESC LIMIT 1
+            $$
+            """,
+        ]
+    }
+
+    /// The script a DBA can run instead of letting the library create the schema.
+    static func script(schema name: String) -> String {
+        "-- DocumentSync schema version \(version), in schema \(name); run in a database with UTF8 encoding.\nBEGIN;\n"
+            + statements(schema: name).map { $0 + ";\n" }.joined() + "COMMIT;\n"
+    }
+
+    /// The server's identity and schema version, after creating the schema when it is missing (and
+    /// `create` allows it), under a transaction-level advisory lock so concurrent replicators do it once.
+    static func prepare(_ session: ServerSession, schema name: String, create: Bool) async throws -> String {
+        let encoding = try await session.single(String.self, "SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()")
+        guard encoding == "UTF8" else {
+            throw DocumentSyncError.serverEncoding(database: session.address.database, found: encoding ?? "unknown")
+        }
+        if let identity = try await installed(session, schema: name) { return identity }
+        guard create else { throw DocumentSyncError.serverSchemaMissing(schema: name) }
+        return try await session.transaction {
+            try await session.execute("SELECT pg_advisory_xact_lock(hashtext(\("document_sync:" + name)))")
+            if let identity = try await installed(session, schema: name) { return identity }
+            for statement in statements(schema: name) { try await session.execute(PostgresQuery(unsafeSQL: statement)) }
+            guard let identity = try await installed(session, schema: name) else {
+                throw DocumentSyncError.serverSchemaMissing(schema: name)
+            }
+            return identity
+        }
+    }
+
+    /// The server id when schema `name` exists at a version this library knows; `nil` when it is absent.
+    private static func installed(_ session: ServerSession, schema name: String) async throws -> String? {
+        let exists = try await session.single(Bool.self, "SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL") ?? false
+        guard exists else { return nil }
+        let rows = try await session.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \"\(name)\".meta"), as: (String, String).self)
+        let meta = Dictionary(rows, uniquingKeysWith: { a, _ in a })
+        let found = Int(meta["schema_version"] ?? "") ?? 0
+        guard found <= version else { throw DocumentSyncError.serverSchemaNewer(schema: name, found: found, supported: version) }
+        // Version 1 is the first: there is nothing older to migrate from yet.
+        return meta["server_id"] ?? ""
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+
+/// One connection to the server, with the few ways DocumentSync uses it. Errors come out classified
+/// as ``DocumentSyncError``.
+final class ServerSession: Sendable {
+    let address: PostgresAddress
+    let connection: PostgresConnection
+    private let logger: Logger
+
+    private init(address: PostgresAddress, connection: PostgresConnection, logger: Logger) {
+        self.address = address
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`.
+    static func open(_ address: PostgresAddress, connectTimeout: Duration) async throws(DocumentSyncError) -> ServerSession {
+        do {
+            let tls: PostgresConnection.Configuration.TLS
+            switch address.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: address.host, port: address.port, username: address.user,
+                password: address.resolvedPassword(), database: address.database, tls: tls)
+            let (seconds, attoseconds) = connectTimeout.components
+            configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let logger = Logger(label: "DocumentSync")
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            return ServerSession(address: address, connection: connection, logger: logger)
+        } catch {
+            throw DocumentSyncError.classify(error, address: address)
+        }
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    /// Runs a statement and discards its rows.
+    func execute(_ query: PostgresQuery) async throws(DocumentSyncError) {
+        do {
+            let rows = try await connection.query(query, logger: logger)
+            for try await _ in rows {}
+        } catch {
+            throw DocumentSyncError.classify(error, address: address)
+        }
+    }
+
+    /// The rows of a query, decoded.
+    func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws(DocumentSyncError)
+        -> [(repeat each Column)] {
+        do {
+            var result: [(repeat each Column)] = []
+            for try await row in try await connection.query(query, logger: logger).decode(types) { result.append(row) }
+            return result
+        } catch {
+            throw DocumentSyncError.classify(error, address: address)
+        }
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    func single<Value: PostgresDecodable>(_ type: Value.Type, _ query: PostgresQuery) async throws(DocumentSyncError) -> Value?
+        where Value._DecodableType == Value {
+        do {
+            for try await row in try await connection.query(query, logger: logger) {
+                return try row.decode(Value?.self)
+            }
+            return nil
+        } catch {
+            throw DocumentSyncError.classify(error, address: address)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<R: Sendable>(_ body: () async throws -> R) async throws -> R {
+        try await execute("BEGIN")
+        do {
+            let result = try await body()
+            try await execute("COMMIT")
+            return result
+        } catch {
+            try? await execute("ROLLBACK")
+            throw DocumentSyncError.classify(error, address: address)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+@testable import DocumentSync
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import PostgresNIO
+import TestSupport
+import Testing
+
+/// The PostgreSQL server the tests use: `TOOLKIT_POSTGRES_URL` (set by `ci/test`, or after
+/// `ci/postgres start`). Without it the suites are skipped, with that reason printed.
+enum TestServer {
+    static let variable = "TOOLKIT_POSTGRES_URL"
+    static let url: String? = ProcessInfo.processInfo.environment[variable]
+    static var isAvailable: Bool { url != nil }
+    static let skipReason: Comment = "\(variable) is not set: run `ci/postgres start` and export the address it writes, or run ci/test"
+
+    static func address() throws -> PostgresAddress {
+        try PostgresAddress(url: url ?? "postgres://toolkit@127.0.0.1:5432/postgres")
+    }
+}
+
+/// One test's corner of the server (a schema of its own, dropped at the end) and its replicas.
+final class SyncFixture: @unchecked Sendable {
+    let schema: String
+    let address: PostgresAddress
+    let folder: TemporaryFolder
+    private var replicaCount = 0
+
+    init(_ name: String, address: PostgresAddress? = nil) throws {
+        schema = "t_\(name)_\(UInt32.random(in: 0...UInt32.max))".lowercased()
+        self.address = try address ?? TestServer.address()
+        folder = try TemporaryFolder(prefix: "sync-\(name)")
+    }
+
+    /// A new local store, with the test kinds registered.
+    func store(_ name: String? = nil) throws -> Persistence {
+        replicaCount += 1
+        let persistence = try Persistence(configuration: PersistenceConfiguration(url: folder.file("\(name ?? "replica\(replicaCount)").sqlite")))
+        persistence.register(persistableKind: Item.self)
+        persistence.register(persistableKind: Counter.self)
+        return persistence
+    }
+
+    func configuration(_ change: (inout DocumentSync.Configuration) -> Void = { _ in }) -> DocumentSync.Configuration {
+        var configuration = DocumentSync.Configuration(address: address, schema: schema)
+        configuration.batchSize = 100
+        change(&configuration)
+        return configuration
+    }
+
+    func sync(_ persistence: Persistence, _ change: (inout DocumentSync.Configuration) -> Void = { _ in }) throws -> DocumentSync {
+        try DocumentSync(persistence: persistence, configuration: configuration(change))
+    }
+
+    /// Runs SQL on the server (in this test's schema, named `S` in the text).
+    func sql<each Column: PostgresDecodable & Sendable>(_ text: String, as types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(10))
+        do {
+            let rows = try await session.rows(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")), as: types)
+            await session.close()
+            return rows
+        } catch {
+            await session.close()
+            throw error
+        }
+    }
+
+    func execute(_ text: String) async throws {
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(10))
+        try? await session.execute(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")))
+        await session.close()
+    }
+
+    /// Removes the test's schema from the server.
+    func dropSchema() async {
+        try? await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+    }
+}
+
+extension Persistence {
+    /// Each document's winner: identifier → (revision, deleted), from the local store.
+    func winners() throws -> [String: String] {
+        var result: [String: String] = [:]
+        var position: Int64 = 0
+        while true {
+            let page = try outgoing(since: position, limit: 10_000, kinds: nil)
+            for document in page.documents {
+                let current = document.leaves.max { Revision.beats(($1.revision, $1.deleted), ($0.revision, $0.deleted)) }!
+                result[document.identifier] = current.revision + (current.deleted ? " deleted" : "")
+            }
+            position = page.lastSequence
+            if !page.hasMore { return result }
+        }
+    }
+}
