@@ -124,6 +124,8 @@ let package = Package(
         .executableTarget(name: "document-probe", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/DocumentProbe"),
         tests("DocumentSyncTests", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport",
                                                   .product(name: "PostgresNIO", package: "postgres-nio")]),
+        // A replicator the DocumentSync tests start and kill.
+        .executableTarget(name: "sync-probe", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncProbe"),
         // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],

@@ -56,3 +56,12 @@ extension Persistence {
         return try reading { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
     }
 }
+
+extension Persistence {
+    /// How many feed entries repeat a (document, revision) pair already in the feed (0 in a sound store), for tests.
+    package func repeatedFeedEntries() throws(DocumentStoreError) -> Int {
+        try reading { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT document, revision FROM changes)) FROM changes") ?? 0
+        }
+    }
+}

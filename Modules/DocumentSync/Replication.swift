@@ -70,7 +70,7 @@ struct Replication {
     }
 
     /// The leaves of `documents` the server does not have, as `identifier NUL revision`.
-    private func missingOnServer(_ documents: [OutgoingDocument]) async throws -> Set<String> {
+    func missingOnServer(_ documents: [OutgoingDocument]) async throws -> Set<String> {
         var identifiers: [String] = []
         var revisions: [String] = []
         for document in documents {
@@ -89,7 +89,7 @@ struct Replication {
 
     /// Inserts the missing leaves with their ancestry, updates the leaf flags, prunes, and gives each
     /// touched document a new feed position from the counter row (taken last, so the lock is held briefly).
-    private func send(_ documents: [OutgoingDocument], missing: Set<String>) async throws {
+    func send(_ documents: [OutgoingDocument], missing: Set<String>) async throws {
         var leaf = (document: [String](), revision: [String](), parent: [String](), generation: [Int64](),
                     deleted: [Bool](), body: [String](), ancestors: [String]())
         var inner = (document: [String](), revision: [String](), parent: [String](), generation: [Int64]())
@@ -119,17 +119,21 @@ struct Replication {
                 ON CONFLICT DO NOTHING
                 """)
         }
-        try await session.execute("""
+        let inserted = try await session.rows("""
             INSERT INTO \(unescaped: s).revisions(document, revision, parent, generation, digest, deleted, leaf, body, ancestors)
             SELECT q.d, q.r, nullif(q.p, ''), q.g, split_part(q.r, '-', 2), q.x,
                 NOT EXISTS (SELECT 1 FROM \(unescaped: s).revisions AS c WHERE c.document = q.d AND c.parent = q.r),
                 q.b, string_to_array(nullif(q.a, ''), ' ')
             FROM unnest(\(leaf.document)::text[], \(leaf.revision)::text[], \(leaf.parent)::text[], \(leaf.generation)::int8[],
                         \(leaf.deleted)::bool[], \(leaf.body)::text[], \(leaf.ancestors)::text[]) AS q(d, r, p, g, x, b, a)
-            ON CONFLICT DO NOTHING
-            """)
-        let touched = documents.map(\.identifier)
-        let kinds = documents.map(\.kind)
+            ON CONFLICT DO NOTHING RETURNING document
+            """, as: String.self)
+        // Only documents that gained a revision change (a batch sent twice changes nothing the second time).
+        let gained = Set(inserted)
+        let touched = documents.map(\.identifier).filter(gained.contains)
+        guard !touched.isEmpty else { return }
+        let kindOf = Dictionary(documents.map { ($0.identifier, $0.kind) }, uniquingKeysWith: { a, _ in a })
+        let kinds = touched.map { kindOf[$0] ?? "" }
         if !inner.document.isEmpty {
             try await session.execute("""
                 UPDATE \(unescaped: s).revisions AS r SET leaf = false, body = NULL, ancestors = NULL

@@ -1,0 +1,33 @@
+// A replicator the DocumentSync tests start and kill: synchronizes one store with the server over and
+// over, printing each report, until it is killed.
+//
+//   sync-probe STORE SCHEMA BATCH
+//
+// The server's address comes from TOOLKIT_POSTGRES_URL (never from the command line).
+import DocumentStore
+import DocumentSync
+import DocumentTestModel
+import Foundation
+import TestSupport
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let batch = Int(arguments[3]),
+      let url = ProcessInfo.processInfo.environment["TOOLKIT_POSTGRES_URL"] else {
+    FileHandle.standardError.write(Data("usage: TOOLKIT_POSTGRES_URL=... sync-probe STORE SCHEMA BATCH\n".utf8))
+    exit(2)
+}
+do {
+    let persistence = try Persistence(configuration: PersistenceConfiguration(url: URL(fileURLWithPath: arguments[1])))
+    persistence.register(persistableKind: Item.self)
+    var configuration = DocumentSync.Configuration(address: try PostgresAddress(url: url), schema: arguments[2])
+    configuration.batchSize = batch
+    let sync = try DocumentSync(persistence: persistence, configuration: configuration)
+    ProbeOutput.say("ready \(getpid())")
+    while true {
+        let report = try await sync.run()
+        ProbeOutput.say("synced \(report)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("sync-probe: \(error)\n".utf8))
+    exit(1)
+}
