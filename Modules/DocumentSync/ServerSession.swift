@@ -41,8 +41,14 @@ final class ServerSession: Sendable {
         try? await connection.close()
     }
 
+    /// A query on a connection the server already closed would wait forever: fail it at once instead.
+    private func checkOpen() throws(DocumentSyncError) {
+        if connection.isClosed { throw .serverUnavailable(address: address.description, cause: "the server closed the connection") }
+    }
+
     /// Runs a statement and discards its rows.
     func execute(_ query: PostgresQuery) async throws(DocumentSyncError) {
+        try checkOpen()
         do {
             let rows = try await connection.query(query, logger: logger)
             for try await _ in rows {}
@@ -54,6 +60,7 @@ final class ServerSession: Sendable {
     /// The rows of a query, decoded.
     func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws(DocumentSyncError)
         -> [(repeat each Column)] {
+        try checkOpen()
         do {
             var result: [(repeat each Column)] = []
             for try await row in try await connection.query(query, logger: logger).decode(types) { result.append(row) }
@@ -66,6 +73,7 @@ final class ServerSession: Sendable {
     /// The first column of the first row, or `nil` when there is no row.
     func single<Value: PostgresDecodable>(_ type: Value.Type, _ query: PostgresQuery) async throws(DocumentSyncError) -> Value?
         where Value._DecodableType == Value {
+        try checkOpen()
         do {
             for try await row in try await connection.query(query, logger: logger) {
                 return try row.decode(Value?.self)

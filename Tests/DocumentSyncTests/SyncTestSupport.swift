@@ -5,6 +5,7 @@ import Foundation
 import PostgresNIO
 import TestSupport
 import Testing
+import Synchronization
 
 /// The PostgreSQL server the tests use: `TOOLKIT_POSTGRES_URL` (set by `ci/test`, or after
 /// `ci/postgres start`). Without it the suites are skipped, with that reason printed.
@@ -91,5 +92,66 @@ extension Persistence {
             position = page.lastSequence
             if !page.hasMore { return result }
         }
+    }
+}
+
+/// A PostgreSQL cluster of one test's own, from `ci/postgres` (for tests that crash or stop the server).
+final class OwnCluster: Sendable {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("ci/postgres").path
+    let folder: String
+    let address: PostgresAddress
+
+    private init(folder: String, address: PostgresAddress) {
+        self.folder = folder
+        self.address = address
+    }
+
+    static func start() async throws -> OwnCluster {
+        let lines = try await run(["start"])
+        guard let folder = lines.last, !folder.isEmpty else { throw ChildProcessError(description: "ci/postgres start printed no folder") }
+        let url = try String(contentsOfFile: folder + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return OwnCluster(folder: folder, address: try PostgresAddress(url: url))
+    }
+
+    /// Stops the server the way a power cut would.
+    func crash() async throws { _ = try await Self.run(["crash", folder]) }
+    func restart() async throws { _ = try await Self.run(["restart", folder]) }
+    func stop() async { _ = try? await Self.run(["stop", folder]) }
+
+    @discardableResult
+    private static func run(_ arguments: [String]) async throws -> [String] {
+        let child = try ChildProcess.start(URL(fileURLWithPath: "/bin/bash"), [script] + arguments)
+        let end = try await child.waitForExit(deadline: .now + .seconds(180))
+        guard end == .exited(0) else { throw child.error("ci/postgres \(arguments.joined(separator: " ")) ended with \(end)") }
+        return child.outputLines
+    }
+}
+
+/// Every status a continuous replicator reported, for tests to wait on.
+final class StatusLog: Sendable {
+    private final class Storage: Sendable {
+        let entries = Mutex<[SyncStatus]>([])
+    }
+    private let storage = Storage()
+    private let consumer: Task<Void, Never>
+
+    init(_ stream: AsyncStream<SyncStatus>) {
+        let storage = storage
+        consumer = Task { for await status in stream { storage.entries.withLock { $0.append(status) } } }
+    }
+
+    var all: [SyncStatus] { storage.entries.withLock { $0 } }
+
+    /// Waits until a status after position `start` matches; returns its position. Fails after `deadline`.
+    @discardableResult
+    func wait(after start: Int = -1, deadline: Duration, _ what: String, where predicate: (SyncStatus) -> Bool) async throws -> Int {
+        let end = ContinuousClock.now + deadline
+        while ContinuousClock.now < end {
+            let found = storage.entries.withLock { list in list.indices.first { $0 > start && predicate(list[$0]) } }
+            if let found { return found }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ChildProcessError(description: "no \(what) status within \(deadline); saw \(all)")
     }
 }
