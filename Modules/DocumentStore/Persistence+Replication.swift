@@ -69,17 +69,6 @@ extension Persistence {
         }
     }
 
-    /// Adds revisions made by other replicas (see ``insertForeign(_:)``) and writes the checkpoints, all in
-    /// one transaction. Returns how many revisions were new.
-    package func applyForeign(_ revisions: [ForeignRevision], checkpoints: [(name: String, value: String)]) throws -> Int {
-        try transaction { persistence in
-            var inserted = 0
-            for revision in revisions where try persistence.insertForeign(revision) { inserted += 1 }
-            for checkpoint in checkpoints { try persistence.setCheckpoint(checkpoint.value, for: checkpoint.name) }
-            return inserted
-        }
-    }
-
     /// This store's identity for replication: a UUID made the first time it is asked for and kept in the
     /// store (so a copy of the file is the same replica, and a new file a new one).
     package func replicaIdentifier() throws -> String {

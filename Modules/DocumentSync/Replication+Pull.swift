@@ -33,8 +33,10 @@ extension Replication {
                 revisions.append(try row.verified())
             }
             let next = history.adding(last)
-            report.pulledRevisions += try persistence.applyForeign(revisions, checkpoints: [(pullName, next.description)])
+            let (inserted, pushed) = try apply(revisions, pull: next)
+            report.pulledRevisions += inserted
             try await setServerCheckpointPull(next)
+            if let pushed { try await setServerCheckpoint("push", pushed) }
             if let resolver = configuration.conflictResolver {
                 report.resolvedConflicts += try resolve(conflicted.sorted(), with: resolver)
             }
@@ -43,6 +45,24 @@ extension Replication {
             if Set(rows.map(\.identifier)).count < configuration.batchSize { break }
         }
         if full { report.purgedLocally = try await purgeAbsent(onServer) }
+    }
+
+    /// Inserts a batch and the pull checkpoint in one local transaction. When every earlier local change
+    /// was already pushed, the push checkpoint moves past the batch's feed entries too (in the same
+    /// transaction), so revisions that came from the server are not offered back to it; the returned
+    /// push history is then written to the server's copy.
+    private func apply(_ revisions: [ForeignRevision], pull next: CheckpointHistory) throws -> (Int, CheckpointHistory?) {
+        let pushHistory = CheckpointHistory(try persistence.checkpoint(pushName))
+        return try persistence.transaction { store in
+            let before = try store.lastSequence()
+            var inserted = 0
+            for revision in revisions where try store.insertForeign(revision) { inserted += 1 }
+            try store.setCheckpoint(next.description, for: pullName)
+            guard inserted > 0, pushHistory.entries.first?.position == before else { return (inserted, nil) }
+            let pushed = pushHistory.adding(try store.lastSequence())
+            try store.setCheckpoint(pushed.description, for: pushName)
+            return (inserted, pushed)
+        }
     }
 
     private func serverCheckpointPull() async throws -> CheckpointHistory {

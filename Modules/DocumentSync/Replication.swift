@@ -27,7 +27,7 @@ struct Replication {
         CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: column) FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
     }
 
-    private func setServerCheckpoint(_ column: String, _ history: CheckpointHistory) async throws {
+    func setServerCheckpoint(_ column: String, _ history: CheckpointHistory) async throws {
         try await session.execute("""
             INSERT INTO \(unescaped: schema).checkpoints(replication, \(unescaped: column)) VALUES (\(identity), \(history.description))
             ON CONFLICT (replication) DO UPDATE SET \(unescaped: column) = excluded.\(unescaped: column), updated_at = now()
@@ -50,7 +50,15 @@ struct Replication {
         while true {
             try Task.checkCancellation()
             let page = try persistence.outgoing(since: position, limit: configuration.batchSize, kinds: configuration.kinds)
-            guard page.lastSequence > position else { return }
+            guard page.lastSequence > position else {
+                // A first checkpoint even with nothing to send, so a pull can move it past what it inserts.
+                if history.entries.isEmpty {
+                    let first = history.adding(position)
+                    try await setServerCheckpoint("push", first)
+                    try persistence.setCheckpoint(first.description, for: pushName)
+                }
+                return
+            }
             let missing = try await missingOnServer(page.documents)
             let next = history.adding(page.lastSequence)
             let documents = page.documents.filter { document in

@@ -72,6 +72,12 @@ final class SyncFixture: @unchecked Sendable {
         await session.close()
     }
 
+    /// `SELECT count(*) FROM` the rest (in this test's schema, named `S`).
+    func count(_ from: String) async throws -> Int {
+        let rows: [Int64] = try await sql("SELECT count(*) FROM " + from, as: Int64.self)
+        return Int(rows.first ?? -1)
+    }
+
     /// Removes the test's schema from the server.
     func dropSchema() async {
         try? await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")

@@ -1,0 +1,101 @@
+@testable import DocumentSync
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("idempotence and checkpoints", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct IdempotenceTests {
+    /// Everything the server keeps about the documents, in a stable order.
+    static func serverState(_ fixture: SyncFixture) async throws -> [String] {
+        let revisions = try await fixture.sql("""
+            SELECT document || ' ' || revision || ' ' || coalesce(parent, '-') || ' ' || deleted || ' ' || leaf || ' ' || coalesce(body, '-')
+            FROM S.revisions ORDER BY document, revision
+            """, as: String.self)
+        let documents = try await fixture.sql("SELECT id || ' ' || winner || ' ' || sequence FROM S.documents ORDER BY id", as: String.self)
+        let feed = try await fixture.sql("SELECT value::text FROM S.feed", as: String.self)
+        return revisions + documents + feed
+    }
+
+    @Test("the same batch sent twice changes nothing the second time")
+    func sameBatchTwice() async throws {
+        let fixture = try SyncFixture("twice")
+        let store = try fixture.store()
+        try KillTests.write(store, prefix: "doc", count: 50)
+        let sync = try fixture.sync(store)
+        try await sync.run()
+        let edited = try #require(try store.load(Item.self, "doc-1"))
+        edited.body = ["edited": true]
+        try store.save(edited)
+        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(10))
+        let replication = try await Replication.prepare(sync, session)
+        let page = try store.outgoing(since: 0, limit: 1000, kinds: nil)
+        let everything = Set(page.documents.flatMap { document in document.leaves.map { document.identifier + "\u{0}" + $0.revision } })
+        #expect(try await replication.missingOnServer(page.documents).count == 1)
+        try await session.transaction { try await replication.send(page.documents, missing: everything) }
+        let once = try await Self.serverState(fixture)
+        try await session.transaction { try await replication.send(page.documents, missing: everything) }
+        #expect(try await Self.serverState(fixture) == once)
+        #expect(try await replication.missingOnServer(page.documents).isEmpty)
+        await session.close()
+        await fixture.dropSchema()
+    }
+
+    @Test("checkpoints that no longer match (a restored store, a lost server row) start over and change nothing")
+    func checkpointMismatch() async throws {
+        let fixture = try SyncFixture("mismatch")
+        let a = try fixture.store()
+        let b = try fixture.store()
+        try KillTests.write(a, prefix: "a", count: 120)
+        try KillTests.write(b, prefix: "b", count: 80)
+        try await fixture.sync(a).run()
+        try await fixture.sync(b).run()
+        try await fixture.sync(a).run()
+        let before = try await Self.serverState(fixture)
+        let winners = try b.winners()
+        // b's local checkpoints now name entries the server never saw; a's server rows are gone.
+        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(10))
+        let replication = try await Replication.prepare(try fixture.sync(b), session)
+        await session.close()
+        try b.setCheckpoint("stale:999999", for: replication.pushName)
+        try b.setCheckpoint("stale:999999", for: replication.pullName)
+        try await fixture.execute("DELETE FROM S.checkpoints WHERE replication <> '\(replication.identity)'")
+        let rerunB = try await fixture.sync(b).run()
+        let rerunA = try await fixture.sync(a).run()
+        #expect(rerunB.pushedRevisions == 0 && rerunB.pulledRevisions == 0)
+        #expect(rerunA.pushedRevisions == 0 && rerunA.pulledRevisions == 0)
+        #expect(try await Self.serverState(fixture) == before)
+        #expect(try b.winners() == winners)
+        #expect(try a.winners() == winners)
+        // And the next run resumes from the new checkpoints (nothing to send or fetch).
+        try a.save(Item(identifier: "late", body: ["n": 1]))
+        #expect(try await fixture.sync(a).run().pushedRevisions == 1)
+        #expect(try await fixture.sync(b).run().pulledRevisions == 1)
+        await fixture.dropSchema()
+    }
+
+    @Test("tombstones older than the retention leave the server; a replica behind the horizon resynchronizes fully")
+    func tombstoneRetention() async throws {
+        let fixture = try SyncFixture("retention")
+        let a = try fixture.store()
+        let b = try fixture.store()
+        try KillTests.write(a, prefix: "doc", count: 10)
+        try await fixture.sync(a).run()
+        try await fixture.sync(b).run()
+        for n in 0..<4 { try a.delete(try #require(try a.load(Item.self, "doc-\(n)"))) }
+        try await fixture.sync(a) { $0.tombstoneRetention = nil }.run()
+        // The tombstones age past a zero retention: the next run purges them on the server.
+        try await fixture.sync(a) { $0.tombstoneRetention = .zero }.run()
+        #expect(try await fixture.count("S.documents") == 6)
+        try b.save(Item(identifier: "new-on-b", body: ["n": 1]))
+        let report = try await fixture.sync(b) { $0.tombstoneRetention = nil }.run()
+        #expect(report.fullResync)
+        #expect(report.purgedLocally == 4)
+        #expect(try b.snapshot("new-on-b") != nil)
+        for n in 0..<4 { #expect(try b.branches(of: "doc-\(n)").isEmpty) }
+        #expect(try a.snapshot("doc-5") == b.snapshot("doc-5"))
+        #expect(try await fixture.count("S.documents") == 7)
+        await fixture.dropSchema()
+    }
+}
