@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "orders", dependencies: ["OrdersKit"], path: "Apps/orders/Command"),
         .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
         // The `shapes` command's implementation, a library so the tour can run it in-process and as a second process.
-        .target(name: "ShapesKit", dependencies: ["DocumentStore", "FileStorageKit", argumentParser], path: "Apps/shapes/ShapesKit"),
+        .target(name: "ShapesKit", dependencies: ["DocumentStore", "DocumentSync", "FileStorageKit", argumentParser], path: "Apps/shapes/ShapesKit"),
         .executableTarget(name: "shapes", dependencies: ["ShapesKit"], path: "Apps/shapes/Command"),
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),

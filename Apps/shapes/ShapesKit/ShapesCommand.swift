@@ -22,7 +22,7 @@ public struct ShapesCommand: ParsableCommand {
             cannot read), 1 for a missing document, a wrong kind or a store error, printed on standard \
             error as `shapes: <what>`.
             """,
-        subcommands: [Add.self, Venn.self, List.self, Show.self, Watch.self, Delete.self])
+        subcommands: [Add.self, Venn.self, List.self, Show.self, Watch.self, Delete.self, Sync.self])
 
     /// The command with no arguments parsed; `ShapesCommand.main(arguments)` parses and runs it.
     public init() {}
