@@ -69,7 +69,7 @@ let package = Package(
         // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
         .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
         app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
-                                   "OrdersKit", "PlistTool", "DocumentStore", "ShapesKit"]),
+                                   "OrdersKit", "PlistTool", "DocumentStore", "ShapesKit", "DocumentSync"]),
         app("profile", dependencies: ["ModelPersistence", argumentParser]),
         app("flashcards", dependencies: ["CollectionStore", argumentParser]),
         app("settings", dependencies: ["StateGraph", argumentParser]),

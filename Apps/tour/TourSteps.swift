@@ -8,6 +8,7 @@ enum TourSteps {
         StateGraphStep(),
         ManagedStorageStep(),
         DocumentStoreStep(),
+        DocumentSyncStep(),
         PlistStep(),
     ]
 }
