@@ -116,9 +116,36 @@ public final class DocumentSync: Sendable {
     /// Synchronizes once: pushes every local change, pulls every server change, resolves conflicts.
     @discardableResult
     public func run() async throws(DocumentSyncError) -> Report {
+        try await withSession { session in try await run(on: session, status: nil) }
+    }
+
+    /// Only sends the local changes (no pull): for a replica that writes and never reads others' changes,
+    /// and to measure each direction alone.
+    @discardableResult
+    public func push() async throws(DocumentSyncError) -> Report {
+        try await withSession { session in
+            let replication = try await Replication.prepare(self, session)
+            var report = Report()
+            try await replication.push(&report)
+            return report
+        }
+    }
+
+    /// Only receives the server's changes (no push), resolving conflicts when a resolver is set.
+    @discardableResult
+    public func pull() async throws(DocumentSyncError) -> Report {
+        try await withSession { session in
+            let replication = try await Replication.prepare(self, session)
+            var report = Report()
+            try await replication.pull(&report)
+            return report
+        }
+    }
+
+    private func withSession(_ body: (ServerSession) async throws -> Report) async throws(DocumentSyncError) -> Report {
         let session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout)
         do {
-            let report = try await run(on: session, status: nil)
+            let report = try await body(session)
             await session.close()
             return report
         } catch {
