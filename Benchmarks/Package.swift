@@ -10,6 +10,7 @@
 //   Benchmarks/.build/release/plist-tool-bench
 //   Benchmarks/.build/release/managed-bench
 //   Benchmarks/.build/release/document-bench
+//   Benchmarks/.build/release/sync-bench        (needs PostgreSQL: see README.md)
 import PackageDescription
 
 /// SwiftPM names a path dependency after its folder, so take the root folder's name from this file's path.
@@ -22,6 +23,8 @@ let package = Package(
         .package(path: ".."),
         // The same GRDB.swift as the root package, for raw SQLite (GRDBSQLite) on the peer side of managed-bench.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The same postgres-nio as the root package, for the raw peer of sync-bench.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // What the benchmark programs share: alternating measurement, option parsing, the file-system probe.
@@ -70,6 +73,13 @@ let package = Package(
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             path: "Sources/document-bench",
             exclude: ["profile-saves.py"]
+        ),
+        .executableTarget(
+            name: "sync-bench",
+            dependencies: ["BenchSupport", .product(name: "DocumentStore", package: rootPackage),
+                           .product(name: "DocumentSync", package: rootPackage),
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Sources/sync-bench"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -89,7 +89,11 @@ struct BadInputTests {
         }
         #expect(try Data(contentsOf: file) == Data(repeating: 0x5A, count: 8192), "the file is left as it was")
     }
+}
 
+/// Addresses and passwords, checked without a server.
+@Suite("addresses")
+struct AddressTests {
     @Test("addresses: URLs parse, a bad one is .invalidAddress, passwords come from the API, PGPASSWORD or a private .pgpass")
     func addresses() throws {
         let parsed = try PostgresAddress(url: "postgres://me:secret@db.example.com:6543/shapes?sslmode=require", environment: [:])
