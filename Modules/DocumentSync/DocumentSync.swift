@@ -48,8 +48,9 @@ public final class DocumentSync: Sendable {
         public var schema: String = "document_sync"
         /// The kinds to replicate, or `nil` for every kind. Part of the replication's identity.
         public var kinds: Set<String>?
-        /// Documents per push or pull batch (each one server transaction and one local transaction).
-        public var batchSize: Int = 500
+        /// Documents per push or pull batch (each one server transaction and one local transaction); a
+        /// killed replicator replays at most one batch.
+        public var batchSize: Int = 1000
         /// Whether this replicator may create the server schema (otherwise a DBA runs ``DocumentSync/schemaScript(schema:)``).
         public var createSchema: Bool = true
         /// How long deleted documents stay on the server; a replica that has not pulled for longer

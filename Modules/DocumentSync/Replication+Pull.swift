@@ -69,11 +69,16 @@ extension Replication {
         CheckpointHistory(try await session.single(String.self, "SELECT pull FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
     }
 
+    /// The server's copy of the pull checkpoint, committed without waiting for the server's disk: a crash
+    /// that loses it leaves an older entry, and the local history still holds that one.
     private func setServerCheckpointPull(_ history: CheckpointHistory) async throws {
-        try await session.execute("""
-            INSERT INTO \(unescaped: schema).checkpoints(replication, pull) VALUES (\(identity), \(history.description))
-            ON CONFLICT (replication) DO UPDATE SET pull = excluded.pull, updated_at = now()
-            """)
+        try await session.transaction {
+            try await session.execute("SET LOCAL synchronous_commit = off")
+            try await session.execute("""
+                INSERT INTO \(unescaped: schema).checkpoints(replication, pull) VALUES (\(identity), \(history.description))
+                ON CONFLICT (replication) DO UPDATE SET pull = excluded.pull, updated_at = now()
+                """)
+        }
     }
 
     /// One leaf of the server's feed.

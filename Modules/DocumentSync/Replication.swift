@@ -77,22 +77,21 @@ struct Replication {
         }
     }
 
-    /// The leaves of `documents` the server does not have, as `identifier NUL revision`.
+    /// The leaves of `documents` the server does not have, as `identifier NUL revision` (one index
+    /// scan per document on the server: its revisions, at most the history limit plus its leaves).
     func missingOnServer(_ documents: [OutgoingDocument]) async throws -> Set<String> {
-        var identifiers: [String] = []
-        var revisions: [String] = []
+        guard !documents.isEmpty else { return [] }
+        let rows = try await session.rows("""
+            SELECT document, revision FROM \(unescaped: schema).revisions WHERE document = ANY(\(documents.map(\.identifier))::text[])
+            """, as: (String, String).self)
+        let present = Set(rows.map { $0.0 + "\u{0}" + $0.1 })
+        var missing = Set<String>()
         for document in documents {
-            for leaf in document.leaves {
-                identifiers.append(document.identifier)
-                revisions.append(leaf.revision)
+            for leaf in document.leaves where !present.contains(document.identifier + "\u{0}" + leaf.revision) {
+                missing.insert(document.identifier + "\u{0}" + leaf.revision)
             }
         }
-        guard !identifiers.isEmpty else { return [] }
-        let rows = try await session.rows("""
-            SELECT q.d, q.r FROM unnest(\(identifiers)::text[], \(revisions)::text[]) AS q(d, r)
-            WHERE NOT EXISTS (SELECT 1 FROM \(unescaped: schema).revisions AS x WHERE x.document = q.d AND x.revision = q.r)
-            """, as: (String, String).self)
-        return Set(rows.map { $0.0 + "\u{0}" + $0.1 })
+        return missing
     }
 
     /// Inserts the missing leaves with their ancestry, updates the leaf flags, prunes, and gives each
@@ -143,10 +142,11 @@ struct Replication {
         let kindOf = Dictionary(documents.map { ($0.identifier, $0.kind) }, uniquingKeysWith: { a, _ in a })
         let kinds = touched.map { kindOf[$0] ?? "" }
         if !inner.document.isEmpty {
+            // Every ancestor sent is an inner node now: it keeps no body.
             try await session.execute("""
                 UPDATE \(unescaped: s).revisions AS r SET leaf = false, body = NULL, ancestors = NULL
-                WHERE r.document = ANY(\(touched)::text[]) AND r.leaf
-                AND EXISTS (SELECT 1 FROM \(unescaped: s).revisions AS c WHERE c.document = r.document AND c.parent = r.revision)
+                FROM unnest(\(inner.document)::text[], \(inner.revision)::text[]) AS q(d, r)
+                WHERE r.document = q.d AND r.revision = q.r AND r.leaf
                 """)
             try await session.execute("""
                 DELETE FROM \(unescaped: s).revisions AS r USING (
@@ -155,20 +155,22 @@ struct Replication {
                 WHERE r.document = m.document AND NOT r.leaf AND r.generation <= m.g - \(Int64(max(1, configuration.revisionHistoryLimit)))
                 """)
         }
-        guard let top = try await session.single(Int64.self, """
-            UPDATE \(unescaped: s).feed SET value = value + \(Int64(touched.count)) RETURNING value
-            """) else { throw DocumentSyncError.server(sqlState: "P0002", message: "the feed counter row is missing") }
-        let first = top - Int64(touched.count) + 1
-        let positions = (0..<Int64(touched.count)).map { first + $0 }
+        // Last, and in one statement: feed positions from the counter row (its lock orders the feed by
+        // commit), each touched document's winner by the shared rule, and the notification.
         try await session.execute("""
-            INSERT INTO \(unescaped: s).documents(id, kind, winner, deleted, sequence, changed_at)
-            SELECT q.d, q.k, w.revision, w.deleted, q.s, now()
-            FROM unnest(\(touched)::text[], \(kinds)::text[], \(positions)::int8[]) AS q(d, k, s)
-            CROSS JOIN LATERAL \(unescaped: s).winner(q.d) AS w
-            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, winner = excluded.winner, deleted = excluded.deleted,
-                sequence = excluded.sequence, changed_at = excluded.changed_at
+            WITH counter AS (UPDATE \(unescaped: s).feed SET value = value + \(Int64(touched.count)) RETURNING value),
+            kinds AS (SELECT * FROM unnest(\(touched)::text[], \(kinds)::text[]) AS q(d, k)),
+            upserted AS (
+                INSERT INTO \(unescaped: s).documents(id, kind, winner, deleted, sequence, changed_at)
+                SELECT w.document, kinds.k, w.revision, w.deleted,
+                       (SELECT value FROM counter) - \(Int64(touched.count)) + row_number() OVER (ORDER BY w.document), now()
+                FROM \(unescaped: s).winners(\(touched)::text[]) AS w JOIN kinds ON kinds.d = w.document
+                ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, winner = excluded.winner, deleted = excluded.deleted,
+                    sequence = excluded.sequence, changed_at = excluded.changed_at
+                RETURNING 1)
+            SELECT pg_notify(\(NotificationChannel.name(schema: configuration.schema)), (SELECT value FROM counter)::text),
+                   (SELECT count(*) FROM upserted)
             """)
-        try await session.execute("SELECT pg_notify(\(NotificationChannel.name(schema: configuration.schema)), \(String(top)))")
     }
 }
 

@@ -11,7 +11,7 @@ import PostgresNIO
 /// - `revisions`: the revision tree. Leaves keep their exact JSON text (`text`, not `jsonb`, which
 ///   reorders keys and changes numbers) and their ancestry as pushed; inner nodes keep neither.
 /// - `checkpoints`: each replication's recent push and pull checkpoints.
-/// - `winner(id)`: the winning leaf, by the rule every replica uses.
+/// - `winners(ids)` and `winner(id)`: the winning leaves, by the rule every replica uses.
 enum ServerSchema {
     /// The version this library writes and understands.
     static let version = 1
@@ -58,7 +58,6 @@ enum ServerSchema {
                 ancestors text[],
                 PRIMARY KEY (document, revision))
             """,
-            "CREATE INDEX revisions_by_parent ON \(s).revisions(document, parent)",
             """
             CREATE TABLE \(s).checkpoints (
                 replication text COLLATE "C" PRIMARY KEY,
@@ -67,11 +66,16 @@ enum ServerSchema {
                 updated_at timestamptz NOT NULL DEFAULT now())
             """,
             """
-            CREATE FUNCTION \(s).winner(document_id text) RETURNS TABLE (revision text, deleted boolean)
+            CREATE FUNCTION \(s).winners(document_ids text[]) RETURNS TABLE (document text, revision text, deleted boolean)
             LANGUAGE sql STABLE AS $$
-                SELECT r.revision, r.deleted FROM \(s).revisions AS r WHERE r.document = document_id AND r.leaf
-                ORDER BY r.deleted ASC, r.generation DESC, r.digest COLLATE "C" DESC LIMIT 1
+                SELECT DISTINCT ON (r.document) r.document, r.revision, r.deleted FROM \(s).revisions AS r
+                WHERE r.document = ANY(document_ids) AND r.leaf
+                ORDER BY r.document, r.deleted ASC, r.generation DESC, r.digest COLLATE "C" DESC
             $$
+            """,
+            """
+            CREATE FUNCTION \(s).winner(document_id text) RETURNS TABLE (revision text, deleted boolean)
+            LANGUAGE sql STABLE AS $$ SELECT w.revision, w.deleted FROM \(s).winners(ARRAY[document_id]) AS w $$
             """,
         ]
     }

@@ -31,7 +31,11 @@ final class ServerSession: Sendable {
             configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             let logger = Logger(label: "DocumentSync")
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-            return ServerSession(address: address, connection: connection, logger: logger)
+            let session = ServerSession(address: address, connection: connection, logger: logger)
+            // The batch statements' estimated costs cross PostgreSQL's JIT threshold, and compiling them
+            // costs more than running them (it halved the insert's time in sync-bench).
+            try await session.execute("SET jit = off")
+            return session
         } catch {
             throw DocumentSyncError.classify(error, address: address)
         }
