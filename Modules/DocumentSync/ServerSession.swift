@@ -1,5 +1,4 @@
 import Foundation
-import NIOSSL
 import PostgresNIO
 
 /// One connection to the server, with the few ways DocumentSync uses it. Errors come out classified

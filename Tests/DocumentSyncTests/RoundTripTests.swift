@@ -36,3 +36,44 @@ struct RoundTripTests {
         await fixture.dropSchema()
     }
 }
+
+@Suite("filters and schema setup", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct FilterAndSchemaTests {
+    @Test("a replication filtered by kind sends and receives only those kinds, with checkpoints of its own")
+    func filteredByKind() async throws {
+        let fixture = try SyncFixture("filter")
+        let a = try fixture.store()
+        let b = try fixture.store()
+        try a.save(Item(identifier: "item", body: ["n": 1]))
+        try a.save(Counter(identifier: "counter", value: 7))
+        let itemsOnly = try await fixture.sync(a) { $0.kinds = ["Item"] }.run()
+        #expect(itemsOnly.pushedDocuments == 1)
+        #expect(try await fixture.sql("SELECT id FROM S.documents", as: String.self) == ["item"])
+        // Another filter is another replication: it starts from zero and sends the counter.
+        let counters = try await fixture.sync(a) { $0.kinds = ["Counter"] }.run()
+        #expect(counters.pushedDocuments == 1)
+        let pulled = try await fixture.sync(b) { $0.kinds = ["Counter"] }.run()
+        #expect(pulled.pulledRevisions == 1)
+        #expect(try b.snapshot("counter")?.body == ["value": 7])
+        #expect(try b.snapshot("item") == nil)
+        await fixture.dropSchema()
+    }
+
+    @Test("a DBA runs the printed script with psql; a replicator that may not create the schema then syncs, and without it fails with .serverSchemaMissing")
+    func printedScript() async throws {
+        let fixture = try SyncFixture("script")
+        let store = try fixture.store()
+        try store.save(Item(identifier: "one", body: ["n": 1]))
+        await #expect { try await fixture.sync(store) { $0.createSchema = false }.run() } throws: { error in
+            (error as? DocumentSyncError) == .serverSchemaMissing(schema: fixture.schema)
+        }
+        let script = fixture.folder.file("schema.sql")
+        try DocumentSync.schemaScript(schema: fixture.schema).write(to: script, atomically: false, encoding: .utf8)
+        let psql = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/psql"),
+                                          [TestServer.url ?? "", "-v", "ON_ERROR_STOP=1", "-q", "-f", script.path])
+        #expect(try await psql.waitForExit(deadline: .now + .seconds(60)) == .exited(0), "\(psql.outputLines)")
+        let report = try await fixture.sync(store) { $0.createSchema = false }.run()
+        #expect(report.pushedRevisions == 1)
+        await fixture.dropSchema()
+    }
+}
