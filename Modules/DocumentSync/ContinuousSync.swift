@@ -86,7 +86,8 @@ extension DocumentSync {
             do {
                 if session == nil {
                     status.yield(.connecting)
-                    session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout)
+                    session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,
+                                                           statementTimeout: configuration.statementTimeout)
                     listener?.cancel()
                     listener = listen(wake)
                 }

@@ -59,6 +59,10 @@ public final class DocumentSync: Sendable {
         /// Generations of each document's revision tree the server keeps below its leaves.
         public var revisionHistoryLimit: Int = 20
         public var connectTimeout: Duration = .seconds(10)
+        /// How long one statement may go without an answer before the connection counts as broken
+        /// (a network that drops packets without closing the connection); it is then closed and the
+        /// sync fails with `.serverUnavailable` (retried by a continuous replicator).
+        public var statementTimeout: Duration = .seconds(60)
         /// Continuous mode: how often to look for local changes, and the longest wait between two pulls
         /// when no notification arrives (notifications only make pulls sooner).
         public var pollInterval: Duration = .milliseconds(200)
@@ -144,7 +148,8 @@ public final class DocumentSync: Sendable {
     }
 
     private func withSession(_ body: (ServerSession) async throws -> Report) async throws(DocumentSyncError) -> Report {
-        let session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout)
+        let session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,
+                                                   statementTimeout: configuration.statementTimeout)
         do {
             let report = try await body(session)
             await session.close()

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Synchronization
 
 /// One connection to the server, with the few ways DocumentSync uses it. Errors come out classified
 /// as ``DocumentSyncError``.
@@ -7,15 +8,19 @@ final class ServerSession: Sendable {
     let address: PostgresAddress
     let connection: PostgresConnection
     private let logger: Logger
+    /// How long a statement may go without an answer before the connection is given up as broken.
+    let statementTimeout: Duration
 
-    private init(address: PostgresAddress, connection: PostgresConnection, logger: Logger) {
+    private init(address: PostgresAddress, connection: PostgresConnection, logger: Logger, statementTimeout: Duration) {
         self.address = address
         self.connection = connection
         self.logger = logger
+        self.statementTimeout = statementTimeout
     }
 
     /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`.
-    static func open(_ address: PostgresAddress, connectTimeout: Duration) async throws(DocumentSyncError) -> ServerSession {
+    static func open(_ address: PostgresAddress, connectTimeout: Duration,
+                     statementTimeout: Duration = .seconds(60)) async throws(DocumentSyncError) -> ServerSession {
         do {
             let tls: PostgresConnection.Configuration.TLS
             switch address.tls {
@@ -30,7 +35,7 @@ final class ServerSession: Sendable {
             configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             let logger = Logger(label: "DocumentSync")
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-            let session = ServerSession(address: address, connection: connection, logger: logger)
+            let session = ServerSession(address: address, connection: connection, logger: logger, statementTimeout: statementTimeout)
             // The batch statements' estimated costs cross PostgreSQL's JIT threshold, and compiling them
             // costs more than running them (it halved the insert's time in sync-bench).
             try await session.execute("SET jit = off")
@@ -49,12 +54,37 @@ final class ServerSession: Sendable {
         if connection.isClosed { throw .serverUnavailable(address: address.description, cause: "the server closed the connection") }
     }
 
+    /// Runs `work` (one statement), or, when no answer comes within ``statementTimeout`` (a network
+    /// that dropped the connection without closing it), closes the connection and fails with
+    /// `.serverUnavailable`. The statement runs in a task of its own, so the caller is freed either way.
+    private func bounded<R: Sendable>(_ work: @escaping @Sendable () async throws -> R) async throws -> R {
+        let gate = ResumeGate()
+        let (timeout, connection, address) = (statementTimeout, connection, address)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+            let timer = Task {
+                do { try await Task.sleep(for: timeout) } catch { return }
+                guard gate.claim() else { return }
+                connection.close().whenComplete { _ in }
+                continuation.resume(throwing: DocumentSyncError.serverUnavailable(
+                    address: address.description, cause: "no answer within \(timeout); the connection was closed"))
+            }
+            Task {
+                let result: Result<R, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                timer.cancel()
+                if gate.claim() { continuation.resume(with: result) }
+            }
+        }
+    }
+
     /// Runs a statement and discards its rows.
     func execute(_ query: PostgresQuery) async throws(DocumentSyncError) {
         try checkOpen()
         do {
-            let rows = try await connection.query(query, logger: logger)
-            for try await _ in rows {}
+            try await bounded { [connection, logger] in
+                let rows = try await connection.query(query, logger: logger)
+                for try await _ in rows {}
+            }
         } catch {
             throw DocumentSyncError.classify(error, address: address)
         }
@@ -65,23 +95,27 @@ final class ServerSession: Sendable {
         -> [(repeat each Column)] {
         try checkOpen()
         do {
-            var result: [(repeat each Column)] = []
-            for try await row in try await connection.query(query, logger: logger).decode(types) { result.append(row) }
-            return result
+            return try await bounded { [connection, logger] in
+                var result: [(repeat each Column)] = []
+                for try await row in try await connection.query(query, logger: logger).decode((repeat each Column).self) { result.append(row) }
+                return result
+            }
         } catch {
             throw DocumentSyncError.classify(error, address: address)
         }
     }
 
     /// The first column of the first row, or `nil` when there is no row.
-    func single<Value: PostgresDecodable>(_ type: Value.Type, _ query: PostgresQuery) async throws(DocumentSyncError) -> Value?
+    func single<Value: PostgresDecodable & Sendable>(_ type: Value.Type, _ query: PostgresQuery) async throws(DocumentSyncError) -> Value?
         where Value._DecodableType == Value {
         try checkOpen()
         do {
-            for try await row in try await connection.query(query, logger: logger) {
-                return try row.decode(Value?.self)
+            return try await bounded { [connection, logger] () async throws -> Value? in
+                for try await row in try await connection.query(query, logger: logger) {
+                    return try row.decode(Value?.self)
+                }
+                return nil
             }
-            return nil
         } catch {
             throw DocumentSyncError.classify(error, address: address)
         }
@@ -99,4 +133,11 @@ final class ServerSession: Sendable {
             throw DocumentSyncError.classify(error, address: address)
         }
     }
+}
+
+/// Lets exactly one of two racing tasks resume a continuation.
+final class ResumeGate: Sendable {
+    private let claimed = Atomic<Bool>(false)
+    /// `true` for the first caller only.
+    func claim() -> Bool { !claimed.exchange(true, ordering: .acquiringAndReleasing) }
 }

@@ -21,6 +21,17 @@ struct BadInputTests {
         #expect(try store.snapshot("kept")?.body == ["n": 1])
     }
 
+    @Test("a statement without an answer within the statement timeout closes the connection: .serverUnavailable, transient")
+    func statementTimeout() async throws {
+        let session = try await ServerSession.open(try TestServer.address(), connectTimeout: .seconds(10), statementTimeout: .milliseconds(300))
+        await #expect { try await session.execute("SELECT pg_sleep(5)") } throws: { error in
+            guard let error = error as? DocumentSyncError, case .serverUnavailable(_, let cause) = error else { return false }
+            return error.isTransient && cause.contains("no answer")
+        }
+        await #expect(throws: DocumentSyncError.self) { try await session.execute("SELECT 1") }
+        await session.close()
+    }
+
     @Test("a wrong password is .authenticationFailed, not retried as offline, and names the user but not the password")
     func wrongPassword() async throws {
         var address = try TestServer.address()
