@@ -249,24 +249,15 @@ struct RevisionTree {
         }
     }
 
-    /// The ancestry of `revision` of a document, itself first, as far as the tree keeps it.
+    /// The ancestry of `revision` of a document, itself first, as far as the tree keeps it (empty when
+    /// the tree does not have it).
     func history(identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
-        let select = try SQLiteStatement("""
-            SELECT r.parent FROM revisions AS r JOIN documents AS d ON d.number = r.document
-            WHERE d.id = ? AND r.revision = ?
-            """, on: db)
-        var chain = [revision]
-        var next: String? = revision
-        while let current = next {
-            select.bind(identifier, at: 1)
-            select.bind(current, at: 2)
-            let found = try select.step()
-            next = found && !select.isNull(at: 0) ? select.text(at: 0) : nil
-            select.reset()
-            if let next { chain.append(next) }
-        }
-        if chain.count == 1, try !exists(identifier: identifier, revision: revision) { return [] }
-        return chain
+        let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
+        find.bind(identifier, at: 1)
+        let number = try find.step() ? find.int64(at: 0) : nil
+        find.reset()
+        guard let number, try exists(identifier: identifier, revision: revision) else { return [] }
+        return [revision] + (try ancestors(document: number, revision: revision))
     }
 
     private func exists(identifier: String, revision: String) throws(DocumentStoreError) -> Bool {
