@@ -20,7 +20,10 @@ struct ServerCrashTests {
 
     @Test("pg_ctl stop -m immediate mid-push and mid-pull, then a restart: the resumed syncs lose and repeat nothing")
     func immediateStop() async throws {
-        let cluster = try await OwnCluster.start()
+        try await OwnCluster.with { cluster in try await Self.immediateStop(cluster) }
+    }
+
+    static func immediateStop(_ cluster: OwnCluster) async throws {
         let fixture = try SyncFixture("crash", address: cluster.address)
         let store = try fixture.store()
         try KillTests.write(store, prefix: "doc", count: 8000)
@@ -28,7 +31,7 @@ struct ServerCrashTests {
         try await sync.run()   // creates the schema; the first batches follow
         try KillTests.write(store, prefix: "more", count: 8000)
         let push = Task { try await sync.run() }
-        try await Self.waitForDocuments(fixture, atLeast: 8100)
+        try await waitForDocuments(fixture, atLeast: 8100)
         try await cluster.crash()
         let pushResult = await push.result
         #expect(throws: DocumentSyncError.self) { try pushResult.get() }
@@ -51,12 +54,14 @@ struct ServerCrashTests {
         #expect(try store.winners() == winners)
         #expect(try other.winners() == winners)
         #expect(try other.repeatedFeedEntries() == 0)
-        await cluster.stop()
     }
 
     @Test("a continuous replicator goes offline when the server dies, retries with backoff, and catches up after the restart")
     func continuousOffline() async throws {
-        let cluster = try await OwnCluster.start()
+        try await OwnCluster.with { cluster in try await Self.continuousOffline(cluster) }
+    }
+
+    static func continuousOffline(_ cluster: OwnCluster) async throws {
         let fixture = try SyncFixture("continuous", address: cluster.address)
         let a = try fixture.store()
         let b = try fixture.store()
@@ -86,6 +91,5 @@ struct ServerCrashTests {
         await syncA.stop()
         await syncB.stop()
         #expect(logA.all.last == .stopped)
-        await cluster.stop()
     }
 }

@@ -120,6 +120,18 @@ final class OwnCluster: Sendable {
         return OwnCluster(folder: folder, address: try PostgresAddress(url: url))
     }
 
+    /// Runs `body` with a cluster of its own, stopped and removed afterwards whether `body` succeeds or not.
+    static func with(_ body: (OwnCluster) async throws -> Void) async throws {
+        let cluster = try await start()
+        do {
+            try await body(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
     /// Stops the server the way a power cut would.
     func crash() async throws { _ = try await Self.run(["crash", folder]) }
     func restart() async throws { _ = try await Self.run(["restart", folder]) }
