@@ -22,14 +22,19 @@ package struct ForeignRevision: Sendable, Equatable {
     package var ancestors: [String]
     package var deleted: Bool
     package var body: JSON?
+    /// The body's canonical text when the caller already made it (a replicator checking the digest), so
+    /// the insert does not make it again.
+    package var canonicalBody: String?
 
-    package init(identifier: String, kind: String, revision: String, ancestors: [String], deleted: Bool, body: JSON?) {
+    package init(identifier: String, kind: String, revision: String, ancestors: [String], deleted: Bool, body: JSON?,
+                 canonicalBody: String? = nil) {
         self.identifier = identifier
         self.kind = kind
         self.revision = revision
         self.ancestors = ancestors
         self.deleted = deleted
         self.body = body
+        self.canonicalBody = canonicalBody
     }
 }
 
@@ -105,7 +110,14 @@ struct RevisionTree {
         guard let generation = Revision.generation(of: foreign.revision) else {
             throw .misuse("\(foreign.revision) is not a revision identifier (<generation>-<digest>)")
         }
-        let text = foreign.deleted ? "{}" : try CanonicalJSON.checkedText(foreign.body ?? .object([:]), identifier: foreign.identifier)
+        let text: String
+        if foreign.deleted {
+            text = "{}"
+        } else if let canonical = foreign.canonicalBody {
+            text = canonical
+        } else {
+            text = try CanonicalJSON.checkedText(foreign.body ?? .object([:]), identifier: foreign.identifier)
+        }
         let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
         find.bind(foreign.identifier, at: 1)
         let existing = try find.step() ? find.int64(at: 0) : nil

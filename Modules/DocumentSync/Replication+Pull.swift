@@ -100,7 +100,7 @@ extension Replication {
                                                         reason: "its digest does not match its parent and body on the server")
             }
             return ForeignRevision(identifier: identifier, kind: kind, revision: revision, ancestors: ancestors,
-                                   deleted: deleted, body: json)
+                                   deleted: deleted, body: json, canonicalBody: canonical)
         }
     }
 
