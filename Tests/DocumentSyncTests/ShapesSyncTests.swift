@@ -19,7 +19,8 @@ struct ShapesSyncTests {
     func twoFolders() async throws {
         let address = try TestServer.address()
         let url = "postgres://\(address.user)@\(address.host):\(address.port)/\(address.database)"
-        let schema = "t_shapes_\(UInt32.random(in: 0...UInt32.max))"
+        let fixture = try SyncFixture("shapes")
+        let schema = fixture.schema
         let folder = try TemporaryFolder(prefix: "shapes-sync")
         let one = folder.url.appendingPathComponent("one").path
         let two = folder.url.appendingPathComponent("two").path
@@ -48,5 +49,6 @@ struct ShapesSyncTests {
         let refused = try ChildProcess.start(try ChildProcess.builtProgram("shapes"),
                                              ["sync", "--postgres", "postgres://u:secret@127.0.0.1/db", "--store", one], environment: environment)
         #expect(try await refused.waitForExit(deadline: .now + .seconds(60)) == .exited(64))
+        await fixture.dropSchema()
     }
 }
