@@ -1,8 +1,15 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+
+// `DurableFile` has `read` and `write` members, so inside it the C functions need their module's name.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Glibc.read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
 #elseif canImport(Darwin)
 import Darwin
+
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { Darwin.read(fd, buffer, count) }
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
 #endif
 
 /// Durable, atomic whole-file writes and plain reads, with errors that name the file and the cause.
@@ -111,7 +118,7 @@ public enum DurableFile {
         result.reserveCapacity(Int(info.st_size))
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw FileStorageError.from(errno: errno, operation: "read", url: url)
@@ -166,7 +173,7 @@ public enum DurableFile {
             guard var p = raw.baseAddress else { return nil }
             var left = raw.count
             while left > 0 {
-                let n = Glibc.write(fd, p, left)
+                let n = systemWrite(fd, p, left)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return errno

@@ -1,8 +1,13 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+
+// `ChildProcess` has a `kill` member, so inside it the C function needs its module's name.
+private func sendSignal(_ pid: pid_t, _ signal: Int32) { _ = Glibc.kill(pid, signal) }
 #elseif canImport(Darwin)
 import Darwin
+
+private func sendSignal(_ pid: pid_t, _ signal: Int32) { _ = Darwin.kill(pid, signal) }
 #endif
 
 /// How a child process ended.
@@ -63,7 +68,7 @@ public final class ChildProcess {
 
     deinit {
         if termination == nil {
-            Glibc.kill(pid, SIGKILL)
+            sendSignal(pid, SIGKILL)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
@@ -154,7 +159,7 @@ public final class ChildProcess {
 
     /// Sends `signal` (unless the child has already been reaped).
     public func kill(_ signal: Int32) {
-        if termination == nil { Glibc.kill(pid, signal) }
+        if termination == nil { sendSignal(pid, signal) }
     }
 
     /// Reads the output available now and reaps the child if it has ended; never blocks.
