@@ -81,16 +81,11 @@ struct StoreOpener {
 
     /// Moves the store and its `-wal`/`-shm` files to `<name>.sqlite.corrupt-<time>`; returns the new name.
     private func moveAside() throws(StorageError) -> URL {
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-        let target = fileURL.deletingLastPathComponent().appendingPathComponent("\(fileURL.lastPathComponent).corrupt-\(stamp)")
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            guard rename(path + suffix, target.path + suffix) == 0 else {
-                throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(String(cString: strerror(errno)))")
-            }
+        do {
+            return try DurableFile.moveAside(fileURL, companions: ["-wal", "-shm"])
+        } catch {
+            throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(error)")
         }
-        // Best effort: the files are already renamed, and opening the fresh store must not fail on this.
-        try? DurableFile.syncFolder(fileURL.deletingLastPathComponent(), url: fileURL)
-        return target
     }
 
     // MARK: Migrations

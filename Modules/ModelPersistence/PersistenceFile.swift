@@ -63,35 +63,7 @@ enum PersistenceFile {
     /// the lock. Returns the new URL, or `nil` when the file changed meanwhile (nothing to move).
     static func moveAside(_ url: URL, ifStillHolding bytes: Data) throws(FileStorageError) -> URL? {
         guard let current = try DurableFile.readIfPresent(url), current == bytes else { return nil }
-        let stamp = timestamp()
-        let folder = url.deletingLastPathComponent()
-        var destination = folder.appendingPathComponent("\(url.lastPathComponent).corrupt-\(stamp)")
-        var attempt = 1
-        while FileManager.default.fileExists(atPath: destination.path) {
-            attempt += 1
-            destination = folder.appendingPathComponent("\(url.lastPathComponent).corrupt-\(stamp)-\(attempt)")
-        }
-        guard rename(url.path, destination.path) == 0 else {
-            throw .io(url, operation: "rename corrupt file aside", errno: errno)
-        }
-        // Make the rename durable, as DurableFile does for its own renames.
-        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            _ = fsync(fd)
-            close(fd)
-        }
-        return destination
-    }
-
-    /// `20250314T101502.123Z`: UTC, to the millisecond, and sortable.
-    static func timestamp(_ date: Date = Date()) -> String {
-        let interval = date.timeIntervalSince1970
-        var seconds = time_t(interval.rounded(.down))
-        let millis = Int((interval - interval.rounded(.down)) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(format: "%04d%02d%02dT%02d%02d%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), millis)
+        return try DurableFile.moveAside(url)
     }
 }
 

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension DurableFile {
+    /// Renames a damaged file (and its `companions`, suffixes such as SQLite's `-wal` and `-shm`, when
+    /// present) to `<name>.<label>-<UTC timestamp>` in the same folder, `-2`, `-3`… on a clash, and
+    /// flushes the folder (best effort) so the rename survives a crash. Returns the new URL of `url`.
+    ///
+    /// The stores call it instead of writing over a file they cannot read, so nothing is lost: the
+    /// old bytes stay beside the fresh file for whoever wants to look.
+    ///
+    /// - Parameter date: The time written into the name (now).
+    /// - Throws: `FileStorageError` when a rename fails (nothing after it is renamed).
+    @discardableResult
+    public static func moveAside(_ url: URL, label: String = "corrupt", companions: [String] = [],
+                                 at date: Date = Date()) throws(FileStorageError) -> URL {
+        let folder = url.deletingLastPathComponent()
+        let stamp = timestamp(date)
+        let base = "\(url.lastPathComponent).\(label)-\(stamp)"
+        var destination = folder.appendingPathComponent(base)
+        var attempt = 1
+        while ([""] + companions).contains(where: { FileManager.default.fileExists(atPath: destination.path + $0) }) {
+            attempt += 1
+            destination = folder.appendingPathComponent("\(base)-\(attempt)")
+        }
+        for suffix in [""] + companions where suffix.isEmpty || FileManager.default.fileExists(atPath: url.path + suffix) {
+            guard rename(url.path + suffix, destination.path + suffix) == 0 else {
+                throw .io(URL(fileURLWithPath: url.path + suffix), operation: "rename aside", errno: errno)
+            }
+        }
+        // Best effort: the files are renamed already, and the caller goes on to make a fresh one.
+        try? syncFolder(folder, url: url)
+        return destination
+    }
+
+    /// `20250314T101502.123Z`: UTC, to the millisecond, and sortable.
+    public static func timestamp(_ date: Date = Date()) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = time_t(interval.rounded(.down))
+        let millis = Int((interval - interval.rounded(.down)) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d%02d%02dT%02d%02d%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                      Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), millis)
+    }
+}
