@@ -58,7 +58,8 @@ public final class DocumentSync: Sendable {
         public var tombstoneRetention: Duration? = .seconds(30 * 24 * 3600)
         /// Generations of each document's revision tree the server keeps below its leaves.
         public var revisionHistoryLimit: Int = 20
-        public var connectTimeout: Duration = .seconds(10)
+        /// How long connecting and logging in may take.
+        public var connectTimeout: Duration = .seconds(30)
         /// How long one statement may go without an answer before the connection counts as broken
         /// (a network that drops packets without closing the connection); it is then closed and the
         /// sync fails with `.serverUnavailable` (retried by a continuous replicator).

@@ -38,7 +38,7 @@ final class ServerSession: Sendable {
             let session = ServerSession(address: address, connection: connection, logger: logger, statementTimeout: statementTimeout)
             // The batch statements' estimated costs cross PostgreSQL's JIT threshold, and compiling them
             // costs more than running them (it halved the insert's time in sync-bench).
-            try await session.execute("SET jit = off")
+            try await session.execute("SET jit = off", within: connectTimeout)
             return session
         } catch {
             throw DocumentSyncError.classify(error, address: address)
@@ -57,9 +57,9 @@ final class ServerSession: Sendable {
     /// Runs `work` (one statement), or, when no answer comes within ``statementTimeout`` (a network
     /// that dropped the connection without closing it), closes the connection and fails with
     /// `.serverUnavailable`. The statement runs in a task of its own, so the caller is freed either way.
-    private func bounded<R: Sendable>(_ work: @escaping @Sendable () async throws -> R) async throws -> R {
+    private func bounded<R: Sendable>(within limit: Duration? = nil, _ work: @escaping @Sendable () async throws -> R) async throws -> R {
         let gate = ResumeGate()
-        let (timeout, connection, address) = (statementTimeout, connection, address)
+        let (timeout, connection, address) = (limit ?? statementTimeout, connection, address)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             let timer = Task {
                 do { try await Task.sleep(for: timeout) } catch { return }
@@ -77,11 +77,11 @@ final class ServerSession: Sendable {
         }
     }
 
-    /// Runs a statement and discards its rows.
-    func execute(_ query: PostgresQuery) async throws(DocumentSyncError) {
+    /// Runs a statement and discards its rows; `limit` replaces the statement timeout for this one.
+    func execute(_ query: PostgresQuery, within limit: Duration? = nil) async throws(DocumentSyncError) {
         try checkOpen()
         do {
-            try await bounded { [connection, logger] in
+            try await bounded(within: limit) { [connection, logger] in
                 let rows = try await connection.query(query, logger: logger)
                 for try await _ in rows {}
             }

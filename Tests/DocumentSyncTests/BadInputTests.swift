@@ -23,7 +23,7 @@ struct BadInputTests {
 
     @Test("a statement without an answer within the statement timeout closes the connection: .serverUnavailable, transient")
     func statementTimeout() async throws {
-        let session = try await ServerSession.open(try TestServer.address(), connectTimeout: .seconds(10), statementTimeout: .milliseconds(300))
+        let session = try await ServerSession.open(try TestServer.address(), connectTimeout: .seconds(60), statementTimeout: .milliseconds(300))
         await #expect { try await session.execute("SELECT pg_sleep(5)") } throws: { error in
             guard let error = error as? DocumentSyncError, case .serverUnavailable(_, let cause) = error else { return false }
             return error.isTransient && cause.contains("no answer")

@@ -28,7 +28,7 @@ struct IdempotenceTests {
         let edited = try #require(try store.load(Item.self, "doc-1"))
         edited.body = ["edited": true]
         try store.save(edited)
-        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(10))
+        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(60))
         let replication = try await Replication.prepare(sync, session)
         let page = try store.outgoing(since: 0, limit: 1000, kinds: nil)
         let everything = Set(page.documents.flatMap { document in document.leaves.map { document.identifier + "\u{0}" + $0.revision } })
@@ -55,7 +55,7 @@ struct IdempotenceTests {
         let before = try await Self.serverState(fixture)
         let winners = try b.winners()
         // b's local checkpoints now name entries the server never saw; a's server rows are gone.
-        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(10))
+        let session = try await ServerSession.open(fixture.address, connectTimeout: .seconds(60))
         let replication = try await Replication.prepare(try fixture.sync(b), session)
         await session.close()
         try b.setCheckpoint("stale:999999", for: replication.pushName)

@@ -45,6 +45,8 @@ final class SyncFixture: @unchecked Sendable {
     func configuration(_ change: (inout DocumentSync.Configuration) -> Void = { _ in }) -> DocumentSync.Configuration {
         var configuration = DocumentSync.Configuration(address: address, schema: schema)
         configuration.batchSize = 100
+        // The suite runs in parallel with everything else on two cores: a connection may wait long.
+        configuration.connectTimeout = .seconds(60)
         change(&configuration)
         return configuration
     }
@@ -55,7 +57,7 @@ final class SyncFixture: @unchecked Sendable {
 
     /// Runs SQL on the server (in this test's schema, named `S` in the text).
     func sql<each Column: PostgresDecodable & Sendable>(_ text: String, as types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
-        let session = try await ServerSession.open(address, connectTimeout: .seconds(10))
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(60))
         do {
             let rows = try await session.rows(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")), as: types)
             await session.close()
@@ -67,7 +69,7 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     func execute(_ text: String) async throws {
-        let session = try await ServerSession.open(address, connectTimeout: .seconds(10))
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(60))
         try? await session.execute(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")))
         await session.close()
     }

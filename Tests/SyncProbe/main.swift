@@ -21,11 +21,21 @@ do {
     persistence.register(persistableKind: Item.self)
     var configuration = DocumentSync.Configuration(address: try PostgresAddress(url: url), schema: arguments[2])
     configuration.batchSize = batch
+    // The tests run hundreds of things at once on two cores: give a connection time, and go on after
+    // a transient failure, as a continuous replicator would.
+    configuration.connectTimeout = .seconds(60)
     let sync = try DocumentSync(persistence: persistence, configuration: configuration)
     ProbeOutput.say("ready \(getpid())")
     while true {
-        let report = try await sync.run()
-        ProbeOutput.say("synced \(report)")
+        do {
+            let report = try await sync.run()
+            ProbeOutput.say("synced \(report)")
+        } catch {
+            // (No pattern in the catch clause: one over a typed throw crashes Swift 6.3.1's compiler.)
+            guard error.isTransient else { throw error }
+            ProbeOutput.say("retrying after: \(error)")
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 } catch {
     FileHandle.standardError.write(Data("sync-probe: \(error)\n".utf8))
