@@ -34,8 +34,9 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .serverUnavailable: true
         case .server(let state, _):
-            // Serialization failures and deadlocks, lock timeouts, shutdowns and "cannot connect now".
-            ["40001", "40P01", "55P03", "57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
+            // Serialization failures and deadlocks, lock timeouts, too many connections, shutdowns and
+            // "cannot connect now".
+            ["40001", "40P01", "55P03", "53300", "57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
         case .local(.busyTimeout): true
         default: false
         }
