@@ -86,9 +86,6 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
                 return .serverUnavailable(address: address.description, cause: cause)
             }
         }
-        if let error = error as? PostgresTransactionError {
-            if let inner = error.closureError ?? error.commitError ?? error.beginError { return classify(inner, address: address) }
-        }
         // NIO's connection and channel errors: the server is not there, or went away.
         return .serverUnavailable(address: address.description, cause: "\(error)")
     }

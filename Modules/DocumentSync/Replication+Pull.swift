@@ -8,8 +8,7 @@ extension Replication {
     /// Starts over from zero when the server purged tombstones past the checkpoint, and then purges the
     /// local documents the server no longer has (unless they hold changes not pushed yet).
     func pull(_ report: inout DocumentSync.Report) async throws {
-        var (position, history) = CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pullName)),
-                                                           remote: try await serverCheckpointPull())
+        var (position, history) = try await resume("pull")
         let horizon = Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
         let full = position > 0 && position < horizon
         if full {
@@ -35,7 +34,7 @@ extension Replication {
             let next = history.adding(last)
             let (inserted, pushed) = try apply(revisions, pull: next)
             report.pulledRevisions += inserted
-            try await setServerCheckpointPull(next)
+            try await setServerCheckpoint("pull", next, waitForDisk: false)
             if let pushed { try await setServerCheckpoint("push", pushed) }
             if let resolver = configuration.conflictResolver {
                 report.resolvedConflicts += try resolve(conflicted.sorted(), with: resolver)
@@ -62,22 +61,6 @@ extension Replication {
             let pushed = pushHistory.adding(try store.lastSequence())
             try store.setCheckpoint(pushed.description, for: pushName)
             return (inserted, pushed)
-        }
-    }
-
-    private func serverCheckpointPull() async throws -> CheckpointHistory {
-        CheckpointHistory(try await session.single(String.self, "SELECT pull FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
-    }
-
-    /// The server's copy of the pull checkpoint, committed without waiting for the server's disk: a crash
-    /// that loses it leaves an older entry, and the local history still holds that one.
-    private func setServerCheckpointPull(_ history: CheckpointHistory) async throws {
-        try await session.transaction {
-            try await session.execute("SET LOCAL synchronous_commit = off")
-            try await session.execute("""
-                INSERT INTO \(unescaped: schema).checkpoints(replication, pull) VALUES (\(identity), \(history.description))
-                ON CONFLICT (replication) DO UPDATE SET pull = excluded.pull, updated_at = now()
-                """)
         }
     }
 
@@ -144,7 +127,7 @@ extension Replication {
     /// After a full resynchronization: purges the local documents (of the replicated kinds) the server no
     /// longer has, except those changed after the push checkpoint (they are new here and go up next time).
     private func purgeAbsent(_ onServer: Set<String>) async throws -> Int {
-        let pushed = try await pushPosition()
+        let pushed = try await resume("push").position
         let gone = try persistence.allIdentifiers().filter { document in
             !onServer.contains(document.identifier) && document.lastSequence <= pushed
                 && (configuration.kinds?.contains(document.kind) ?? true)

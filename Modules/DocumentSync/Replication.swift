@@ -27,17 +27,29 @@ struct Replication {
         CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: column) FROM \(unescaped: schema).checkpoints WHERE replication = \(identity)"))
     }
 
-    func setServerCheckpoint(_ column: String, _ history: CheckpointHistory) async throws {
-        try await session.execute("""
+    /// Writes the server's copy of a checkpoint. With `waitForDisk` false (the pull's copy) the commit
+    /// does not wait for the server's disk: a crash that loses it leaves an older entry, and the local
+    /// history still holds that one.
+    func setServerCheckpoint(_ column: String, _ history: CheckpointHistory, waitForDisk: Bool = true) async throws {
+        let upsert: PostgresQuery = """
             INSERT INTO \(unescaped: schema).checkpoints(replication, \(unescaped: column)) VALUES (\(identity), \(history.description))
             ON CONFLICT (replication) DO UPDATE SET \(unescaped: column) = excluded.\(unescaped: column), updated_at = now()
-            """)
+            """
+        if waitForDisk {
+            try await session.execute(upsert)
+        } else {
+            try await session.transaction {
+                try await session.execute("SET LOCAL synchronous_commit = off")
+                try await session.execute(upsert)
+            }
+        }
     }
 
-    /// Where the push resumes in the local feed.
-    func pushPosition() async throws -> Int64 {
-        CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pushName)),
-                                 remote: try await serverCheckpoint("push")).position
+    /// Where a direction (`push` or `pull`) resumes: the newest checkpoint both copies share, and the
+    /// local history from there.
+    func resume(_ column: String) async throws -> (position: Int64, matched: CheckpointHistory) {
+        CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(column == "push" ? pushName : pullName)),
+                                 remote: try await serverCheckpoint(column))
     }
 
     // MARK: Push
@@ -45,8 +57,7 @@ struct Replication {
     /// Sends the local changes after the push checkpoint, one server transaction per batch; the server's
     /// copy of the checkpoint commits with the batch, the local copy right after.
     func push(_ report: inout DocumentSync.Report) async throws {
-        var (position, history) = CheckpointHistory.resume(local: CheckpointHistory(try persistence.checkpoint(pushName)),
-                                                           remote: try await serverCheckpoint("push"))
+        var (position, history) = try await resume("push")
         while true {
             try Task.checkCancellation()
             let page = try persistence.outgoing(since: position, limit: configuration.batchSize, kinds: configuration.kinds)
