@@ -22,21 +22,21 @@ struct KillTests {
         let pullerFile = fixture.folder.file("puller.sqlite")
         let faults = try ProcessFaults(program: "sync-probe", deadline: .seconds(90))
         var midRun = 0
-        // Mid-push: before each trial the pusher's store gains 400 documents; the probe sends them 20 at a time.
-        try Self.write(pusher, prefix: "push-0", count: 400)
+        // Mid-push: before each trial the pusher's store gains 150 documents; the probe sends them 10 at a time.
+        try Self.write(pusher, prefix: "push-0", count: 150)
         try await faults.killAtRandomMoments(label: "sync push", trials: 25, maxPause: .milliseconds(250),
-                                             arguments: { _ in [pusher.url.path, fixture.schema, "20"] }) { kill in
+                                             arguments: { _ in [pusher.url.path, fixture.schema, "10"] }) { kill in
             if !kill.outputLines.contains(where: { $0.hasPrefix("synced") }) { midRun += 1 }
-            try Self.write(pusher, prefix: "push-\(kill.trial)", count: 400)
+            try Self.write(pusher, prefix: "push-\(kill.trial)", count: 150)
         }
-        // Mid-pull: before each trial another replica pushes 400 documents; the probe pulls them 20 at a time.
-        try Self.write(writer, prefix: "pull-0", count: 400)
+        // Mid-pull: before each trial another replica pushes 150 documents; the probe pulls them 10 at a time.
+        try Self.write(writer, prefix: "pull-0", count: 150)
         try await fixture.sync(writer).run()
         try await faults.killAtRandomMoments(label: "sync pull", trials: 25, maxPause: .milliseconds(250),
-                                             arguments: { _ in [pullerFile.path, fixture.schema, "20"] }) { kill in
+                                             arguments: { _ in [pullerFile.path, fixture.schema, "10"] }) { kill in
             if !kill.outputLines.contains(where: { $0.hasPrefix("synced") }) { midRun += 1 }
             if kill.trial < 25 {
-                try Self.write(writer, prefix: "pull-\(kill.trial)", count: 400)
+                try Self.write(writer, prefix: "pull-\(kill.trial)", count: 150)
                 try await fixture.sync(writer).run()
             }
         }
@@ -47,7 +47,7 @@ struct KillTests {
         for store in [pusher, writer, puller, pusher] { try await fixture.sync(store).run() }
         let server = try await fixture.sql("SELECT id, winner, deleted FROM S.documents", as: (String, String, Bool).self)
         let serverWinners = Dictionary(uniqueKeysWithValues: server.map { ($0.0, $0.1 + ($0.2 ? " deleted" : "")) })
-        let expectedCount = 51 * 400
+        let expectedCount = 51 * 150
         #expect(serverWinners.count == expectedCount)
         for store in [pusher, writer, puller] {
             #expect(try store.winners() == serverWinners)

@@ -26,12 +26,12 @@ struct ServerCrashTests {
     static func immediateStop(_ cluster: OwnCluster) async throws {
         let fixture = try SyncFixture("crash", address: cluster.address)
         let store = try fixture.store()
-        try KillTests.write(store, prefix: "doc", count: 8000)
-        let sync = try fixture.sync(store) { $0.batchSize = 50 }
+        try KillTests.write(store, prefix: "doc", count: 3000)
+        let sync = try fixture.sync(store) { $0.batchSize = 20 }
         try await sync.run()   // creates the schema; the first batches follow
-        try KillTests.write(store, prefix: "more", count: 8000)
+        try KillTests.write(store, prefix: "more", count: 3000)
         let push = Task { try await sync.run() }
-        try await waitForDocuments(fixture, atLeast: 8100)
+        try await waitForDocuments(fixture, atLeast: 3100)
         try await cluster.crash()
         let pushResult = await push.result
         #expect(throws: DocumentSyncError.self) { try pushResult.get() }
@@ -40,7 +40,7 @@ struct ServerCrashTests {
         try await sync.run()
         // A fresh replica pulls, and the server dies under it.
         let other = try fixture.store()
-        let pull = Task { try await fixture.sync(other) { $0.batchSize = 50 }.run() }
+        let pull = Task { try await fixture.sync(other) { $0.batchSize = 20 }.run() }
         let end = ContinuousClock.now + .seconds(60)
         while try other.rawCount("documents") < 500, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(2)) }
         try await cluster.crash()
@@ -50,7 +50,7 @@ struct ServerCrashTests {
         try await fixture.sync(other).run()
         let server = try await fixture.sql("SELECT id, winner, deleted FROM S.documents", as: (String, String, Bool).self)
         let winners = Dictionary(uniqueKeysWithValues: server.map { ($0.0, $0.1 + ($0.2 ? " deleted" : "")) })
-        #expect(winners.count == 16000)
+        #expect(winners.count == 6000)
         #expect(try store.winners() == winners)
         #expect(try other.winners() == winners)
         #expect(try other.repeatedFeedEntries() == 0)

@@ -57,14 +57,14 @@ import Glibc
     }
 
     /// A real process holding the lock (util-linux `flock`, as a writer mid-write would) keeps its file.
-    /// `--close`: only `flock` itself holds the lock, so killing it is killing the writer. It sleeps far
-    /// longer than the test can take (the test kills it), so a loaded machine cannot end it early.
+    /// `--close`: only `flock` itself holds the lock, so killing it is killing the writer. Its child
+    /// lives as long as `flock` does (no fixed time a loaded machine could outlast) and no longer.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/flock"), "needs util-linux flock"))
     func aTemporaryFileHeldByALiveProcessSurvives() async throws {
         let temp = try TemporaryFolder(prefix: "cleanup-process")
         let held = try abandonedTemporary(for: "settings.plist", in: temp)
         let holder = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/flock"),
-                                            ["--exclusive", "--close", held.path, "/bin/sh", "-c", "echo locked; exec sleep 3600"])
+                                            ["--exclusive", "--close", held.path, "/bin/sh", "-c", "echo locked; while kill -0 $PPID 2>/dev/null; do sleep 0.1; done"])
         _ = try await holder.waitForLine(deadline: .now + .seconds(30)) { $0 == "locked" }
         try DurableFile.write(Data("v1".utf8), to: temp.file("settings.plist"))
         #expect(FileManager.default.fileExists(atPath: held.path), "a live writer's temporary file was removed")
