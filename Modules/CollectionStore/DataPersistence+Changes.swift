@@ -78,7 +78,7 @@ extension DataPersistence {
     /// cancelled or released: this instance's own changes on the thread that made them, another
     /// writer's as `.externalChange` on FileStorageKit's change thread as soon as inotify reports
     /// it (no task of Swift's cooperative pool is involved: it arrives while the pool is blocked).
-    public func observe(_ handler: @escaping (DataPersistenceChange<T>) -> Void) -> ChangeSubscription {
+    public func observe(_ handler: @escaping @Sendable (DataPersistenceChange<T>) -> Void) -> ChangeSubscription {
         let id = lock.withLock {
             let id = state.nextObserver
             state.nextObserver += 1

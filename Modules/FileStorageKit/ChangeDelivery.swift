@@ -21,8 +21,10 @@ final class ChangeDelivery: @unchecked Sendable {
     private var polled: [ObjectIdentifier: WeakMonitor] = [:]
 
     private init() {
-        let thread = Thread { [self] in run() }
-        thread.name = "FileStorageKit.changes"
+        let thread = Thread { [self] in
+            ThreadName.set("fsk-changes")
+            run()
+        }
         thread.start()
     }
 
@@ -106,4 +108,21 @@ public final class ChangeSubscription: Sendable {
 package struct UncheckedSendable<Value>: @unchecked Sendable {
     package let value: Value
     package init(_ value: Value) { self.value = value }
+}
+
+/// The kernel's name of the calling thread (15 bytes at most), which debuggers, `top -H` and tests see.
+/// Foundation's `Thread.name` does not reach the kernel on Linux, and Glibc's `pthread_setname_np`
+/// is not imported into Swift, so it goes through `/proc/thread-self/comm` (Linux only).
+package enum ThreadName {
+    private static let path = "/proc/thread-self/comm"
+
+    package static func set(_ name: String) {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        try? handle.write(contentsOf: Data(name.utf8))
+        try? handle.close()
+    }
+
+    package static var current: String {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
+    }
 }

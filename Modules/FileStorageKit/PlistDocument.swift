@@ -24,11 +24,11 @@ import Synchronization
 /// `MemoryFolder` (`.memory(_:)`) with the same semantics, so store tests need no disk.
 ///
 /// ```swift
-/// let counter = PlistDocument<Int>(fileName: "count.plist", in: .folder(folder), coding: .init(
-///     empty: { 0 },
-///     decode: { try PlistDecoder().decode(Int.self, from: $0) },
+/// let counter = PlistDocument<[String: Int]>(fileName: "count.plist", in: .folder(folder), coding: .init(
+///     empty: { [:] },
+///     decode: { try PlistDecoder().decode([String: Int].self, from: $0) },
 ///     encode: { new, _ in try PlistEncoder().encode(new) }))
-/// try counter.update { $0 += 1 }
+/// try counter.update { $0["launches", default: 0] += 1 }
 /// let subscription = counter.onChange { print("changed") }
 /// ```
 public final class PlistDocument<Content>: @unchecked Sendable {
