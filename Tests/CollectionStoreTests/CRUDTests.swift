@@ -49,8 +49,8 @@ import TestSupport
     }
 
     @Test func identifiableItemsUpdateAndDeleteById() throws {
-        let temp = try TemporaryFolder(prefix: "collection-crud")
-        let notes = store(Note.self, in: temp)
+        let memory = MemoryFolder()   // no real file is the point here
+        let notes = store(Note.self, in: memory)
         for id in 1...3 { try notes.createItem(Note(id: id, title: "n\(id)")) }
         #expect(try notes.updateItem(Note(id: 2, title: "two")))
         #expect(try !notes.updateItem(Note(id: 9, title: "nine")))
@@ -140,8 +140,8 @@ import TestSupport
     }
 
     @Test func delegateHearsSavesAndDeletes() throws {
-        let temp = try TemporaryFolder(prefix: "collection-crud")
-        let notes = store(Note.self, in: temp)
+        let memory = MemoryFolder()   // no real file is the point here
+        let notes = store(Note.self, in: memory)
         let delegate = RecordingDelegate()
         notes.delegate = delegate
         try notes.createItem(Note(id: 1, title: "a"))

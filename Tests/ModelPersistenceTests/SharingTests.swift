@@ -9,7 +9,7 @@ import TestSupport
 struct SharingTests {
     @Test("a second instance sees a value set by the first (reload through the change monitor)")
     func secondInstanceSees() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let first = SomeModel(string: "hello", bool: false, bool2: false)
             let second = SomeModel(string: "other init", bool: false, bool2: false)
             #expect(first.string == "hello")
@@ -23,7 +23,7 @@ struct SharingTests {
 
     @Test("gets are served from memory: 1,000 gets of an unchanged file read it no more")
     func getsStayInMemory() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let model = SomeModel(string: "hello", bool: false, bool2: false)
             model.string = "set"
             // The write's own event arrives later and causes one reload; wait until it has.
@@ -177,7 +177,7 @@ struct SharingTests {
 
     @Test("withObservationTracking fires on a set, and on a reload brought in by another instance's write")
     func observation() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let first = SomeModel(string: "a", bool: false, bool2: false)
             let second = SomeModel(string: "a", bool: false, bool2: false)
             _ = second.string
