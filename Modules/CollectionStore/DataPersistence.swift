@@ -34,8 +34,11 @@ import PlistCodec
 ///
 /// ## Concurrency
 /// An instance may be used from any thread; operations on the same file, from this or any other
-/// instance or process, take turns on the file lock. The lock is not re-entrant: do not call the
-/// instance from inside a ``transaction(_:)`` body. Each write rewrites the whole file (one array
+/// instance or process, take turns on the file lock. The file is a FileStorageKit `PlistDocument`, so
+/// its one re-entrancy rule applies: reading inside a ``transaction(_:)`` body works, but a mutation
+/// there throws `.writingError(FileStorageError.nestedUpdate)`, since the transaction's own write
+/// would overwrite it. Changes by other processes reach `observe(_:)` and `changes()` from
+/// FileStorageKit's change thread, without Swift's cooperative pool. Each write rewrites the whole file (one array
 /// is the format); use ``transaction(_:)`` to share one write between many changes.
 public final class DataPersistence<T: Writeable> {
     /// The file name given at creation.

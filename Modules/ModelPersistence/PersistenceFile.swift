@@ -41,7 +41,7 @@ enum PersistenceFile {
 
     /// Serializes a document in `format`.
     static func serialize(_ document: PlistDictionary, as format: PersistenceFormat) throws -> Data {
-        try PlistValue.dictionary(document).serialized(as: format == .xml ? .xml : .binary)
+        try PlistValue.dictionary(document).serialized(as: format == .binary ? .binary : .xml)
     }
 }
 
