@@ -161,4 +161,30 @@ import TestSupport
         try notes.createItem(Note(id: 8, title: "ours"))
         #expect(try Data(contentsOf: notes.url) == foundationBytes(theirs + [Note(id: 8, title: "ours")]))
     }
+
+    /// The document's one re-entrancy rule: a read inside a transaction works; a mutation there is
+    /// refused with a typed error (the transaction's write would overwrite it), and the transaction
+    /// goes on; before, the second lock waited for its own holder.
+    @Test func aMutationInsideATransactionIsRefusedAndAReadWorks() throws {
+        let memory = MemoryFolder()
+        let notes = store(Note.self, in: memory)
+        try notes.createItem(Note(id: 1, title: "one"))
+        var inner: DataPersistenceError?
+        var seen: [Note] = []
+        try notes.transaction { items in
+            seen = try notes.loadItems()
+            do {
+                try notes.createItem(Note(id: 2, title: "lost"))
+            } catch {
+                inner = error as? DataPersistenceError
+            }
+            items.append(Note(id: 3, title: "three"))
+        }
+        #expect(seen.map(\.id) == [1])
+        guard case .writingError(let cause)? = inner, case .nestedUpdate? = cause as? FileStorageError else {
+            Issue.record("expected writingError(nestedUpdate), got \(String(describing: inner))")
+            return
+        }
+        #expect(try notes.loadItems().map(\.id) == [1, 3])
+    }
 }
