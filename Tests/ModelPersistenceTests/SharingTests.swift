@@ -1,5 +1,7 @@
 import Foundation
 import Observation
+import Synchronization
+@testable import FileStorageKit
 import PlistCodec
 import Testing
 import TestSupport
@@ -19,6 +21,23 @@ struct SharingTests {
             first.bool = true
             #expect(waitUntil(timeout: .seconds(5)) { second.bool })
         }
+    }
+
+    @Test("another writer's change reaches withObservationTracking's onChange without a read, on the change thread", arguments: [false, true])
+    func anotherWritersChangeIsAnnouncedToObservation(onDisk: Bool) throws {
+        let body = {
+            let observed = SomeModel(string: "hello", bool: false, bool2: false)
+            let writer = SomeModel(string: "hello", bool: false, bool2: false)
+            _ = observed.string
+            let fired = Mutex<String?>(nil)
+            withObservationTracking({ _ = observed.string }, onChange: { fired.withLock { $0 = ThreadName.current } })
+            writer.string = "from the writer"
+            // Nobody reads `observed`: the change arrives by itself.
+            #expect(waitUntil(timeout: .seconds(30)) { fired.withLock { $0 } != nil })
+            #expect(fired.withLock { $0 } == "fsk-changes")
+            #expect(observed.string == "from the writer")   // the value comes with the next get
+        }
+        if onDisk { try withTemporaryLocation { _ in body() } } else { try withMemoryLocation { _ in body() } }
     }
 
     @Test("gets are served from memory: 1,000 gets of an unchanged file read it no more")
