@@ -51,7 +51,6 @@ public final class DefaultsSuite: Sendable {
         var stored = PlistDictionary()
         var registered: [String: PlistValue] = [:]
         var seenToken: UInt64 = .max
-        var seenMonitor: ObjectIdentifier?
         var lastLoadError: FileStorageError?
         /// The format of the file as last read or written.
         var fileFormat: PlistFormat
@@ -118,6 +117,11 @@ public final class DefaultsSuite: Sendable {
 
     /// The value for `key`: the stored one, else the registered default.
     public func object(forKey key: String) -> PlistValue? {
+        // The hot path: one atomic load and one lock while the file is unchanged.
+        let token = document.changeToken
+        if let hit = state.withLock({ s -> PlistValue?? in s.seenToken == token ? .some(s.stored[key] ?? s.registered[key]) : nil }) {
+            return hit
+        }
         refreshIfChanged()
         return state.withLock { $0.stored[key] ?? $0.registered[key] }
     }
@@ -226,24 +230,20 @@ public final class DefaultsSuite: Sendable {
 
     /// Reads the file when its token moved (or always, when `force`), and tells observers which keys changed.
     private func refresh(force: Bool) throws(FileStorageError) {
-        let monitor = document.monitor
-        let token = monitor.changeToken
-        let id = ObjectIdentifier(monitor)
-        guard force || state.withLock({ $0.seenToken != token || $0.seenMonitor != id }) else { return }
+        let token = document.changeToken
+        guard force || state.withLock({ $0.seenToken != token }) else { return }
         let contents: Contents
         do {
             contents = force ? try document.readFresh() : try document.read()
         } catch {
             state.withLock { s in
                 s.seenToken = token
-                s.seenMonitor = id
                 s.lastLoadError = error
             }
             throw error
         }
         let told = state.withLock { s in
             s.seenToken = token
-            s.seenMonitor = id
             s.lastLoadError = nil
             s.fileFormat = contents.format
             return replaceStored(with: contents.values, &s)

@@ -83,6 +83,10 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     public let onCorruptFile: (@Sendable (FileStorageError, URL?) -> Void)?
 
     let backend: any DocumentBackend
+    /// The backend's current monitor, unretained for a lock-free hot path (the backend keeps every
+    /// monitor it ever used alive), and how many times it was replaced.
+    private let currentMonitor: Atomic<Unmanaged<FileChangeMonitor>>
+    private let monitorGeneration = Atomic<UInt64>(0)
     private let coding: Coding
     private let lockKey: String
     private let state = NSLock()
@@ -104,6 +108,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
             backend = FileDocumentBackend(url: folder.url(appName: appName).appendingPathComponent(fileName))
         }
         url = backend.url
+        currentMonitor = Atomic(Unmanaged.passUnretained(backend.monitor))
         lockKey = folder.isMemory ? "memory:" + url.path : url.path
         self.lockTimeout = lockTimeout
         self.corruptFilePolicy = corruptFilePolicy
@@ -122,7 +127,15 @@ public final class PlistDocument<Content>: @unchecked Sendable {
 
     /// The monitor whose `changeToken` moves whenever the document may have changed (one atomic load
     /// with inotify; stores check it on their hot paths).
-    public var monitor: FileChangeMonitor { backend.monitor }
+    public var monitor: FileChangeMonitor { currentMonitor.load(ordering: .acquiring).takeUnretainedValue() }
+
+    /// A value that changes whenever the document may have changed: the monitor's token, and a new
+    /// range of values whenever the monitor is replaced (the first write switches a document whose
+    /// folder did not exist to inotify). Lock-free: stores check it on every get.
+    public var changeToken: UInt64 {
+        let token = currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.changeToken }
+        return token ^ (monitorGeneration.load(ordering: .acquiring) << 56)
+    }
 
     /// Documents written by this instance (bytes that differed from the file's).
     public var writeCount: Int { state.withLock { writes } }
@@ -135,14 +148,14 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     ///
     /// - Throws: `.corrupt` (policy `.report`), `.decodingFailed`, or the read's `FileStorageError`.
     public func read() throws(FileStorageError) -> Content {
-        let token = backend.monitor.changeToken
+        let token = changeToken
         if let content = state.withLock({ cache?.token == token ? cache?.content : nil }) { return content }
         return try load(token: token, locked: false)
     }
 
     /// The content read from the file now, whatever the change token says.
     public func readFresh() throws(FileStorageError) -> Content {
-        try load(token: backend.monitor.changeToken, locked: false)
+        try load(token: changeToken, locked: false)
     }
 
     /// Reads the bytes and decodes them unless they are the cached ones.
@@ -253,7 +266,9 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// Creates the folder before a write (and lets the monitor start using inotify).
     private func prepareForWrite() throws(FileStorageError) {
         if try backend.prepareForWrite() {
-            // A new monitor counts from zero: forget the cached token, and listen to the new one.
+            // A new monitor counts from zero: move to a new token range, and listen to the new one.
+            currentMonitor.store(Unmanaged.passUnretained(backend.monitor), ordering: .releasing)
+            monitorGeneration.add(1, ordering: .releasing)
             state.withLock {
                 cache?.token = .max
                 if monitorSubscription != nil { monitorSubscription = subscribeToMonitor() }
@@ -263,7 +278,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
 
     private func updateLocked<R>(_ body: (inout Content) throws -> R) throws -> R {
         guard !DocumentLocks.updating.contains(lockKey) else { throw FileStorageError.nestedUpdate(url) }
-        let token = backend.monitor.changeToken
+        let token = changeToken
         let bytes = try backend.read()
         let old: Content
         if let bytes {
