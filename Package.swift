@@ -131,6 +131,9 @@ let package = Package(
         // A replicator the DocumentSync tests start and kill.
         .executableTarget(name: "sync-probe", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncProbe"),
         // A child process the CollectionStore tests start.
+        // Blocks the cooperative pool and waits for other processes' changes (FileStorageKitTests' PoolBlockedTests).
+        .executableTarget(name: "pool-probe", dependencies: ["FileStorageKit", "ModelPersistence", "CollectionStore"],
+                          path: "Tests/PoolProbe"),
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]

@@ -59,8 +59,8 @@ extension DataPersistenceChange: Equatable where T: Equatable {
 extension DataPersistenceChange: Sendable where T: Sendable {}
 
 extension DataPersistence {
-    /// The changes to the file from now on, made by this instance or, within about 20 ms, by any
-    /// other instance or process, until the stream is dropped.
+    /// The changes to the file from now on, made by this instance or by any other instance or
+    /// process, until the stream is dropped (`observe(_:)` as an async sequence).
     ///
     /// ```swift
     /// for await change in cards.changes() {
@@ -69,47 +69,55 @@ extension DataPersistence {
     /// ```
     public func changes() -> AsyncStream<DataPersistenceChange<T>> where T: Sendable {
         let (stream, continuation) = AsyncStream<DataPersistenceChange<T>>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let id = lock.withLock {
-            let id = state.nextObserver
-            state.nextObserver += 1
-            state.observers[id] = { continuation.yield($0) }
-            return id
-        }
-        // Take the token before priming the cache, both before the watcher starts (it may start late):
-        // a change after this moment is then either in the cache or still to be told.
-        let monitor = FileChangeMonitor(url: url)
-        let initial = monitor.changeToken
-        _ = try? current()
-        let watcher = Task.detached { [weak self] in
-            var seen = initial
-            while !Task.isCancelled {
-                let token = monitor.changeToken
-                if token != seen {
-                    // Holds no strong reference across the pause, so releasing the store ends the stream.
-                    guard let store = self else { return }
-                    // While this instance is busy (its own write moves the token too), look again later
-                    // rather than block a pool thread.
-                    if store.refreshIfIdle() { seen = token }
-                }
-                if self == nil { return }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        continuation.onTermination = { [weak self] _ in
-            watcher.cancel()
-            _ = self?.lock.withLock { self?.state.observers.removeValue(forKey: id) }
-        }
+        let subscription = observe { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }
 
-    /// Reads the file and tells observers what another writer changed, unless this instance is in the
-    /// middle of an operation; returns whether it read.
-    func refreshIfIdle() -> Bool {
-        guard operationLock.try() else { return false }
+    /// Calls `handler` with each change to the file from now on, until the returned subscription is
+    /// cancelled or released: this instance's own changes on the thread that made them, another
+    /// writer's as `.externalChange` on FileStorageKit's change thread as soon as inotify reports
+    /// it (no task of Swift's cooperative pool is involved: it arrives while the pool is blocked).
+    public func observe(_ handler: @escaping @Sendable (DataPersistenceChange<T>) -> Void) -> ChangeSubscription {
+        let id = lock.withLock {
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = handler
+            if state.delivery == nil {
+                let refresh = UncheckedSendable { [weak self] in self?.refreshIfIdle() }
+                state.delivery = document.onChange { refresh.value() }
+            }
+            return id
+        }
+        // Know the file as it is now, so the first change told is a change.
+        _ = try? current()
+        let remove = UncheckedSendable { [weak self] in
+            guard let self else { return }
+            lock.withLock { _ = state.observers.removeValue(forKey: id) }
+        }
+        return ChangeSubscription { remove.value() }
+    }
+
+    /// Reads the file and tells observers what another writer changed. When this instance is in the
+    /// middle of an operation, the operation looks again when it ends (the change thread never waits
+    /// for a file lock).
+    func refreshIfIdle() {
+        guard operationLock.try() else {
+            lock.withLock { state.refreshPending = true }
+            return
+        }
         let changes = (try? currentHoldingOperationLock())?.1 ?? []
         operationLock.unlock()
         publish(changes)
-        return true
+    }
+
+    /// Called when an operation ends: looks at the file again if a delivery came meanwhile.
+    func lookAgainIfAsked() {
+        let asked = lock.withLock {
+            defer { state.refreshPending = false }
+            return state.refreshPending
+        }
+        if asked { refreshIfIdle() }
     }
 
     /// Tells observers and the delegate about `changes`, outside every lock.

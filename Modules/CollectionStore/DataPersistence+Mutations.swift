@@ -170,77 +170,74 @@ extension DataPersistence {
 
     /// Runs `mutation` under the file lock, waiting on this thread, and tells observers.
     func perform<R>(_ mutation: Mutation<R>) throws(DataPersistenceError) -> R {
-        try prepare(mutation)
+        try checkFilename()
+        operationLock.lock()
         let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
         do {
-            outcome = try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { applyLocked(mutation) }
+            outcome = try document.withLock { applyLocked(mutation) }
         } catch {
-            throw lockFailure(error, mutation)
+            outcome = .failure(writeFailure(error, mutation))
         }
+        operationLock.unlock()
         return try finish(outcome.get(), mutation)
     }
 
-    /// Runs `mutation` under the file lock, waiting with `Task.sleep`, and tells observers.
     func perform<R>(_ mutation: Mutation<R>) async throws(DataPersistenceError) -> R {
-        try prepare(mutation)
+        try checkFilename()
         let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
         do {
-            outcome = try await FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { () async -> Result in
-                applyLocked(mutation)
+            // The wait for another process's lock sleeps; the mutation itself runs on one thread.
+            outcome = try await document.withLock { () -> Result in
+                operationLock.lock()
+                defer { operationLock.unlock() }
+                return applyLocked(mutation)
             }
         } catch {
-            throw lockFailure(error, mutation)
+            outcome = .failure(writeFailure(error, mutation))
         }
         return try finish(outcome.get(), mutation)
-    }
-
-    private func prepare<R>(_ mutation: Mutation<R>) throws(DataPersistenceError) {
-        try checkFilename()
-        do throws(FileStorageError) {
-            try AppDirectories.createFolder(url.deletingLastPathComponent())
-        } catch {
-            throw writeFailure(error, mutation)
-        }
     }
 
     private func finish<R>(_ outcome: (R, [DataPersistenceChange<T>]), _ mutation: Mutation<R>) -> R {
         publish(outcome.1 + mutation.changes(outcome.0))
+        lookAgainIfAsked()
         return outcome.0
     }
 
-    private func writeFailure<R>(_ error: FileStorageError, _ mutation: Mutation<R>) -> DataPersistenceError {
-        mutation.deleting ? .deletingError(error) : .writingError(error)
+    private func writeFailure<R>(_ error: any Error, _ mutation: Mutation<R>) -> DataPersistenceError {
+        if let error = error as? DataPersistenceError { return error }
+        let cause = error as? FileStorageError ?? .io(url, operation: "lock", errno: 0)
+        if case .encodingFailed = cause { return .propertyListEncodingError(cause) }
+        return mutation.deleting ? .deletingError(cause) : .writingError(cause)
     }
 
-    private func lockFailure<R>(_ error: any Error, _ mutation: Mutation<R>) -> DataPersistenceError {
-        writeFailure(error as? FileStorageError ?? .io(url, operation: "lock", errno: 0), mutation)
-    }
-
-    /// The read-change-write, for a caller holding the file lock. Holds `operationLock` throughout
-    /// (always taken after the file lock, never before), so this instance's readers never see its
-    /// own write half-recorded.
+    /// Reads the newest file (the caller holds its lock), applies `mutation` and writes the result
+    /// through the document, which skips bytes equal to the file's.
     private func applyLocked<R>(_ mutation: Mutation<R>) -> Result<(R, [DataPersistenceChange<T>]), DataPersistenceError> {
-        operationLock.lock()
-        defer { operationLock.unlock() }
-        return Result { () throws(DataPersistenceError) in
-            let (before, changes) = try currentHoldingOperationLock()
-            var items = before
-            let seen = lock.withLock { state.seen }
-            let result = try mutation.apply(&items, seen)
-            if items != before {
-                let bytes = try encode(items)
-                do throws(FileStorageError) {
-                    try DurableFile.write(bytes, to: url)
-                } catch {
-                    throw writeFailure(error, mutation)
-                }
-                lock.withLock {
-                    state.cache = (bytes, items)
-                    state.writes += 1
-                }
+        Result { () throws(DataPersistenceError) in
+            let before: [T]
+            do throws(FileStorageError) {
+                before = try document.readFresh()
+            } catch {
+                throw readFailure(error)
             }
-            lock.withLock { state.seen = items }
-            return (result, changes)
+            let changes = noticed(before)
+            let seen = lock.withLock { state.seen }
+            var result: R?
+            var after = before
+            do {
+                try document.update { items in
+                    result = try mutation.apply(&items, seen)
+                    after = items
+                }
+            } catch {
+                throw writeFailure(error, mutation)
+            }
+            lock.withLock {
+                state.known = after
+                state.seen = after
+            }
+            return (result!, changes)
         }
     }
 }

@@ -34,8 +34,11 @@ import PlistCodec
 ///
 /// ## Concurrency
 /// An instance may be used from any thread; operations on the same file, from this or any other
-/// instance or process, take turns on the file lock. The lock is not re-entrant: do not call the
-/// instance from inside a ``transaction(_:)`` body. Each write rewrites the whole file (one array
+/// instance or process, take turns on the file lock. The file is a FileStorageKit `PlistDocument`, so
+/// its one re-entrancy rule applies: reading inside a ``transaction(_:)`` body works, but a mutation
+/// there throws `.writingError(FileStorageError.nestedUpdate)`, since the transaction's own write
+/// would overwrite it. Changes by other processes reach `observe(_:)` and `changes()` from
+/// FileStorageKit's change thread, without Swift's cooperative pool. Each write rewrites the whole file (one array
 /// is the format); use ``transaction(_:)`` to share one write between many changes.
 public final class DataPersistence<T: Writeable> {
     /// The file name given at creation.
@@ -48,24 +51,30 @@ public final class DataPersistence<T: Writeable> {
     public let lockTimeout: Duration
 
     let invalidFilename: Bool
+    /// The file: its lock, cache, corrupt-file rule (report, never overwrite) and change deliveries.
+    let document: PlistDocument<[T]>
     /// Held for a whole read or mutation of this instance, so a reader never sees this instance's own
     /// write between the rename and the cache update and takes it for another writer's change.
-    let operationLock = NSLock()
+    let operationLock = NSRecursiveLock()
     let lock = NSLock()
     /// Guarded by `lock`.
     var state = State()
 
     struct State {
         /// The file's bytes and what they decode to, as this instance last read or wrote them.
-        var cache: (bytes: Data, items: [T])?
+        /// The items as this instance last read or wrote them (`nil` before the first look): what a
+        /// change is told against.
+        var known: [T]?
+        /// A change delivery found the instance busy; whoever holds `operationLock` looks again.
+        var refreshPending = false
         /// The items as the caller last saw them: what indexes refer to.
         var seen: [T]?
         weak var delegate: (any DataPersistenceDelegate)?
-        /// Each `changes()` stream's `yield`.
+        /// Each observer (`observe(_:)`, `changes()` streams).
         var observers: [Int: (DataPersistenceChange<T>) -> Void] = [:]
         var nextObserver = 0
-        /// How many times this instance wrote the file.
-        var writes = 0
+        /// The document's change deliveries, while anyone observes.
+        var delivery: ChangeSubscription?
         /// Told about failures of the tutorial's non-throwing operations.
         var onError: ((DataPersistenceError) -> Void)?
     }
@@ -89,7 +98,11 @@ public final class DataPersistence<T: Writeable> {
         self.lockTimeout = lockTimeout
         invalidFilename = filename.isEmpty || filename == "." || filename == ".."
             || filename.contains("/") || filename.contains("\0")
-        url = directory.url(appName: appName).appendingPathComponent(invalidFilename ? "_" : filename)
+        let name = invalidFilename ? "_" : filename
+        let url = directory.url(appName: appName).appendingPathComponent(name)
+        self.url = url
+        document = PlistDocument(fileName: name, in: directory, appName: appName, lockTimeout: lockTimeout,
+                                 coding: Self.coding(url: url))
     }
 
     /// The object told about each item saved or deleted through this instance.
@@ -124,7 +137,7 @@ public final class DataPersistence<T: Writeable> {
     }
 
     /// How many times this instance has written the file (for tests and benchmarks).
-    package var writeCount: Int { lock.withLock { state.writes } }
+    package var writeCount: Int { document.writeCount }
 
     // MARK: Internals
 
@@ -136,57 +149,65 @@ public final class DataPersistence<T: Writeable> {
     /// the change to announce when another process changed it.
     func current() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
         operationLock.lock()
-        defer { operationLock.unlock() }
+        defer {
+            operationLock.unlock()
+            lookAgainIfAsked()
+        }
         return try currentHoldingOperationLock()
     }
 
     /// `current()` for a caller that holds `operationLock`.
     func currentHoldingOperationLock() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
-        let bytes: Data?
+        let items: [T]
         do {
-            bytes = try DurableFile.readIfPresent(url)
+            // Always the file's bytes (a write just before may not have reached the change monitor);
+            // bytes equal to the last ones are not decoded again.
+            items = try document.readFresh()
         } catch {
-            if case .io(_, _, let code) = error, code == EISDIR { throw .noContentsAtPath(url.path) }
-            throw .readingError(error)
+            throw readFailure(error)
         }
-        guard let bytes else {
-            return lock.withLock {
-                let old = state.cache?.items
-                state.cache = nil
-                return ([], old.map { $0.isEmpty ? [] : [.externalChange([])] } ?? [])
-            }
-        }
-        if let cached = lock.withLock({ state.cache }), cached.bytes == bytes {
-            return (cached.items, [])
-        }
-        let items = try decode(bytes)
-        return lock.withLock {
-            let old = state.cache?.items
-            state.cache = (bytes, items)
-            return (items, old.map { $0 == items ? [] : [.externalChange(items)] } ?? [])
+        return (items, noticed(items))
+    }
+
+    /// Records `items` as the file's contents; returns the change to tell when another writer made it.
+    func noticed(_ items: [T]) -> [DataPersistenceChange<T>] {
+        lock.withLock {
+            let old = state.known
+            state.known = items
+            return old.map { $0 == items ? [] : [.externalChange(items)] } ?? []
         }
     }
 
-    func decode(_ bytes: Data) throws(DataPersistenceError) -> [T] {
-        do {
-            return try PlistDecoder().decode([T].self, from: bytes)
-        } catch {
-            if let malformed = PlistError.found(in: error) {
-                throw .propertyListDecodingError(FileStorageError.corrupt(url, malformed))
-            }
-            throw .propertyListDecodingError(FileStorageError.decodingFailed(url, Self.describe(error)))
+    /// The typed error for a failed read.
+    func readFailure(_ error: FileStorageError) -> DataPersistenceError {
+        switch error {
+        case .io(_, _, let code) where code == EISDIR: return .noContentsAtPath(url.path)
+        case .corrupt, .decodingFailed: return .propertyListDecodingError(error)
+        default: return .readingError(error)
         }
     }
 
-    func encode(_ items: [T]) throws(DataPersistenceError) -> Data {
-        do {
-            return try PlistEncoder().encode(items)
-        } catch {
-            throw .propertyListEncodingError(FileStorageError.encodingFailed(url, Self.describe(error)))
-        }
+    /// The file's coding: a binary property list holding one array, as `PropertyListEncoder` writes it.
+    static func coding(url: URL) -> PlistDocument<[T]>.Coding {
+        PlistDocument<[T]>.Coding(
+            empty: { [] },
+            decode: { bytes in
+                do {
+                    return try PlistDecoder().decode([T].self, from: bytes)
+                } catch {
+                    if let malformed = PlistError.found(in: error) { throw malformed }
+                    throw FileStorageError.decodingFailed(url, describe(error))
+                }
+            },
+            encode: { items, _ in
+                do {
+                    return try PlistEncoder().encode(items)
+                } catch {
+                    throw FileStorageError.encodingFailed(url, describe(error))
+                }
+            })
     }
 
-    /// A decoding or encoding error as one line: the coding path and the reason.
     static func describe(_ error: any Error) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()

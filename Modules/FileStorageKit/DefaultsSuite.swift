@@ -28,7 +28,7 @@ import Synchronization
 public final class DefaultsSuite: Sendable {
     /// The suite's name, which is also its file name without `.plist`.
     public let suiteName: String
-    /// The suite's file.
+    /// The suite's file (for a suite in a `MemoryFolder`, `/<folder name>/<suite>.plist`).
     public let url: URL
     /// How long a write waits for another writer's lock.
     public let lockTimeout: Duration
@@ -36,10 +36,16 @@ public final class DefaultsSuite: Sendable {
     /// keeps its own.
     public let newFileFormat: PlistFormat
 
-    /// Replaced once, when the first write creates a folder that did not exist (inotify needs it).
-    private let monitorBox: Mutex<FileChangeMonitor>
-    private var monitor: FileChangeMonitor { monitorBox.withLock { $0 } }
+    /// The suite's file, its lock, cache and change deliveries.
+    let document: PlistDocument<Contents>
     private let state: Mutex<State>
+
+    /// What the suite's file holds.
+    struct Contents: Sendable {
+        var values: PlistDictionary
+        /// The file's format (`newFileFormat` when there is no file).
+        var format: PlistFormat
+    }
 
     struct State {
         var stored = PlistDictionary()
@@ -48,8 +54,11 @@ public final class DefaultsSuite: Sendable {
         var lastLoadError: FileStorageError?
         /// The format of the file as last read or written.
         var fileFormat: PlistFormat
-        var observers: [UInt64: AsyncStream<String>.Continuation] = [:]
+        var observers: [UInt64: @Sendable (String) -> Void] = [:]
+        /// What ends each `changes()` stream when the suite is released.
+        var finishers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 0
+        var delivery: ChangeSubscription?
     }
 
     /// Opens the suite `suiteName` in the preferences folder of `directories`.
@@ -63,25 +72,37 @@ public final class DefaultsSuite: Sendable {
     /// - Parameter newFileFormat: The format of the file when this suite creates it: `.binary`, as
     ///   Apple's preferences, or `.xml` to keep it readable in an editor. A file that exists keeps its
     ///   format. `.openStep` is read-only and counts as `.xml`.
-    public init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout,
+    public convenience init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout,
+                            newFileFormat: PlistFormat = .binary) {
+        self.init(suiteName: suiteName, storage: .folder(folder), lockTimeout: lockTimeout, newFileFormat: newFileFormat)
+    }
+
+    /// Opens the suite `suiteName` in `storage`: a folder on disk (`.preferences` of the program,
+    /// `.folder(url)`) or a `MemoryFolder` (`.memory(folder)`, for tests that need no disk).
+    /// Opening a suite creates nothing: the folder is made by the first write.
+    public init(suiteName: String, storage: StorageFolder, lockTimeout: Duration = FileLock.defaultTimeout,
                 newFileFormat: PlistFormat = .binary) {
         self.suiteName = suiteName
-        self.newFileFormat = newFileFormat == .openStep ? .xml : newFileFormat
-        url = folder.appendingPathComponent(AppDirectories.safeComponent(suiteName) + ".plist").standardizedFileURL
+        let format = newFileFormat == .openStep ? .xml : newFileFormat
+        self.newFileFormat = format
         self.lockTimeout = lockTimeout
-        // Opening a suite creates nothing: the folder is made by the first write. Until the folder exists
-        // the monitor polls (inotify needs a folder to watch); the first write upgrades it.
-        monitorBox = Mutex(FileChangeMonitor(url: url))
-        state = Mutex(State(fileFormat: self.newFileFormat))
+        document = PlistDocument(fileName: AppDirectories.safeComponent(suiteName) + ".plist", in: storage,
+                                 lockTimeout: lockTimeout, coding: Self.coding(newFileFormat: format))
+        url = document.url
+        state = Mutex(State(fileFormat: format))
     }
 
     deinit {
-        // End every observer's stream: nothing will be published any more.
-        state.withLock { s in s.observers.values.forEach { $0.finish() } }
+        // Nothing will be published any more: end every stream.
+        let finishers = state.withLock { s in
+            s.delivery?.cancel()
+            return Array(s.finishers.values)
+        }
+        finishers.forEach { $0() }
     }
 
     /// The program's name, which names the standard suite.
-    public static var programName: String { ProcessInfo.processInfo.processName }
+    public static var programName: String { AppDirectories.programName }
 
     /// The suite named after the program, in its preferences folder (`PERSISTENCE_TOOLKIT_ROOT` applies).
     public static let standard = DefaultsSuite(suiteName: programName)
@@ -96,6 +117,11 @@ public final class DefaultsSuite: Sendable {
 
     /// The value for `key`: the stored one, else the registered default.
     public func object(forKey key: String) -> PlistValue? {
+        // The hot path: one atomic load and one lock while the file is unchanged.
+        let token = document.changeToken
+        if let hit = state.withLock({ s -> PlistValue?? in s.seenToken == token ? .some(s.stored[key] ?? s.registered[key]) : nil }) {
+            return hit
+        }
         refreshIfChanged()
         return state.withLock { $0.stored[key] ?? $0.registered[key] }
     }
@@ -119,8 +145,7 @@ public final class DefaultsSuite: Sendable {
     ///
     /// - Throws: `.corrupt` (the last good values are kept) or another `FileStorageError`.
     public func reload() throws(FileStorageError) {
-        let token = monitor.changeToken
-        try state.withLock { (s: inout State) throws(FileStorageError) in try load(&s, token: token) }
+        try refresh(force: true)
     }
 
     // MARK: Writing
@@ -155,132 +180,152 @@ public final class DefaultsSuite: Sendable {
 
     // MARK: Observing
 
-    /// The keys that change, by this process or another, from now until the stream is dropped.
-    public func changes() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    /// Calls `handler` with each key that changes, by this process or another, until the returned
+    /// subscription is cancelled or released.
+    ///
+    /// Another process's change is told on FileStorageKit's change thread as soon as inotify reports
+    /// it (no task of Swift's cooperative pool is involved, so it arrives even while the pool is
+    /// blocked); this process's own writes are told on the writing thread, after the write.
+    /// The handler may read the suite.
+    public func observe(_ handler: @escaping @Sendable (String) -> Void) -> ChangeSubscription {
+        addObserver(handler, finish: nil)
+    }
+
+    private func addObserver(_ handler: @escaping @Sendable (String) -> Void,
+                             finish: (@Sendable () -> Void)?) -> ChangeSubscription {
         let id = state.withLock { s in
             let id = s.nextObserver
             s.nextObserver += 1
-            s.observers[id] = continuation
+            s.observers[id] = handler
+            s.finishers[id] = finish
+            if s.delivery == nil {
+                s.delivery = document.onChange { [weak self] in self?.refreshIfChanged() }
+            }
             return id
         }
-        // Another process's writes arrive as change tokens; poll the token (one atomic load with
-        // inotify) so observers hear of them without anyone calling a getter.
-        let watcher = Task.detached { [weak self] in
-            while !Task.isCancelled {
-                // No strong reference survives the pause, so the suite can be released (which ends the stream).
-                guard self?.refreshIfChanged() != nil else { return }
-                try? await Task.sleep(for: .milliseconds(20))
+        // Start from the file as it is now, so the first change told is a change.
+        refreshIfChanged()
+        return ChangeSubscription { [weak self] in
+            self?.state.withLock { s in
+                s.observers[id] = nil
+                s.finishers[id] = nil
             }
         }
-        continuation.onTermination = { [weak self] _ in
-            watcher.cancel()
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-        }
+    }
+
+    /// The keys that change, by this process or another, from now until the stream is dropped
+    /// (`observe(_:)` as an async sequence).
+    public func changes() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let subscription = addObserver({ continuation.yield($0) }, finish: { continuation.finish() })
+        continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }
 
     // MARK: Internals
 
     private func refreshIfChanged() {
-        let token = monitor.changeToken
-        state.withLock { s in
-            guard token != s.seenToken else { return }
-            try? load(&s, token: token)
-        }
+        try? refresh(force: false)
     }
 
-    /// Loads the file into `s`, telling observers which keys changed.
-    private func load(_ s: inout State, token: UInt64) throws(FileStorageError) {
-        s.seenToken = token
+    /// Reads the file when its token moved (or always, when `force`), and tells observers which keys changed.
+    private func refresh(force: Bool) throws(FileStorageError) {
+        let token = document.changeToken
+        guard force || state.withLock({ $0.seenToken != token }) else { return }
+        let contents: Contents
         do {
-            let (fresh, format) = try readFile()
-            s.fileFormat = format
-            s.lastLoadError = nil
-            publish(old: s.stored, new: fresh, &s)
+            contents = force ? try document.readFresh() : try document.read()
         } catch {
-            s.lastLoadError = error
+            state.withLock { s in
+                s.seenToken = token
+                s.lastLoadError = error
+            }
             throw error
         }
-    }
-
-    /// The file's contents and format: empty and `newFileFormat` when it does not exist; `.corrupt`
-    /// when it is not a dictionary plist.
-    private func readFile() throws(FileStorageError) -> (PlistDictionary, PlistFormat) {
-        guard let data = try DurableFile.readIfPresent(url) else { return (PlistDictionary(), newFileFormat) }
-        let value: PlistValue
-        do {
-            value = try PlistValue(parsing: data)
-        } catch let error as PlistError {
-            throw .corrupt(url, error)
-        } catch {
-            throw .io(url, operation: "parse", errno: 0)
+        let told = state.withLock { s in
+            s.seenToken = token
+            s.lastLoadError = nil
+            s.fileFormat = contents.format
+            return replaceStored(with: contents.values, &s)
         }
-        guard case .dictionary(let dict) = value else {
-            throw .corrupt(url, PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict"))
-        }
-        // OpenStep text can be read but not written: such a file is rewritten as XML, still text.
-        let format = PlistFormat.detect(data)
-        return (dict, format == .openStep ? .xml : format)
+        tell(told)
     }
 
     private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
-        try prepareForWrite()
-        return try FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { try mutateLocked(change) }
+        var result: R?
+        let contents = try document.update { contents -> Contents in
+            result = try change(&contents.values)
+            return contents
+        }
+        finishWrite(contents)
+        return result!
     }
 
     /// The same, waiting for the lock with `Task.sleep`: never holds a cooperative-pool thread.
     func mutate<R>(_ change: (inout PlistDictionary) throws -> R) async throws -> R {
-        try prepareForWrite()
-        return try await FileLock.withExclusiveLock(for: url, timeout: lockTimeout) { () async throws -> R in
-            try mutateLocked(change)
+        var result: R?
+        let contents = try await document.update { contents -> Contents in
+            result = try change(&contents.values)
+            return contents
         }
+        finishWrite(contents)
+        return result!
     }
 
-    /// Creates the folder on the first write, and switches the monitor to inotify once it can watch it.
-    private func prepareForWrite() throws {
-        try AppDirectories.createFolder(url.deletingLastPathComponent())
-        let upgraded = monitorBox.withLock { current -> Bool in
-            guard !current.usesInotify, InotifyHub.shared != nil else { return false }
-            let replacement = FileChangeMonitor(url: url)
-            guard replacement.usesInotify else { return false }
-            current = replacement
-            return true
-        }
-        // A new monitor counts from zero: forget the old token so the next read cannot mistake it.
-        if upgraded { state.withLock { $0.seenToken = .max } }
-    }
-
-    /// Read the newest file, apply `change`, write if anything changed; the caller holds the lock.
-    private func mutateLocked<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
-        let (onDisk, format) = try readFile()
-        var updated = onDisk
-        let result = try change(&updated)
-        // Key order is not a change: an encoded Codable value lists its keys in declaration order,
-        // the file in sorted order, and rewriting it for that would notify every observer.
-        if !updated.hasSameContents(as: onDisk) {
-            updated.sortKeys()
-            let data = try PlistValue.dictionary(updated).serialized(as: format)
-            try DurableFile.write(data, to: url)
-            // Serve what the file holds (an XML file keeps dates to the second), not what was passed in.
-            if format != .binary, case .dictionary(let written)? = try? PlistValue(parsing: data) { updated = written }
-        } else {
-            updated = onDisk
-        }
-        state.withLock { s in
-            s.fileFormat = format
+    /// Serves what the file now holds, and tells observers.
+    private func finishWrite(_ written: Contents) {
+        // The document's cache holds what the file says (an XML file keeps dates to the second).
+        let contents = (try? document.read()) ?? written
+        let told = state.withLock { s in
+            s.fileFormat = contents.format
             s.lastLoadError = nil
-            publish(old: s.stored, new: updated, &s)
+            return replaceStored(with: contents.values, &s)
         }
-        return result
+        tell(told)
     }
 
-    private func publish(old: PlistDictionary, new: PlistDictionary, _ s: inout State) {
+    /// Makes `new` the stored values; returns the changed keys and who to tell (outside the lock).
+    private func replaceStored(with new: PlistDictionary, _ s: inout State) -> ([String], [@Sendable (String) -> Void]) {
+        let old = s.stored
         s.stored = new
-        guard !s.observers.isEmpty, !old.hasSameContents(as: new) else { return }
+        guard !s.observers.isEmpty, !old.hasSameContents(as: new) else { return ([], []) }
         var changed: [String] = []
         for (k, v) in new where !(old[k].map { $0.hasSameContents(as: v) } ?? false) { changed.append(k) }
         for k in old.keys where new[k] == nil { changed.append(k) }
-        for key in changed { for c in s.observers.values { c.yield(key) } }
+        return (changed, Array(s.observers.values))
+    }
+
+    private func tell(_ told: ([String], [@Sendable (String) -> Void])) {
+        for key in told.0 { for handler in told.1 { handler(key) } }
+    }
+
+    /// The suite file's coding: a dictionary property list, its keys written sorted, in the format
+    /// the file already has; equal contents are not rewritten.
+    static func coding(newFileFormat: PlistFormat) -> PlistDocument<Contents>.Coding {
+        PlistDocument<Contents>.Coding(
+            empty: { Contents(values: PlistDictionary(), format: newFileFormat) },
+            decode: { data in
+                let value = try PlistValue(parsing: data)
+                guard case .dictionary(let dict) = value else {
+                    throw PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict")
+                }
+                // OpenStep text can be read but not written: such a file is rewritten as XML, still text.
+                let format = PlistFormat.detect(data)
+                return Contents(values: dict, format: format == .openStep ? .xml : format)
+            },
+            encode: { new, old in
+                // Key order is not a change: an encoded Codable value lists its keys in declaration
+                // order, the file in sorted order, and rewriting it for that would tell every observer.
+                guard !new.values.hasSameContents(as: old.values) else { return nil }
+                var sorted = new.values
+                sorted.sortKeys()
+                return try PlistValue.dictionary(sorted).serialized(as: old.format)
+            },
+            written: { data, contents in
+                guard contents.format != .binary, case .dictionary(let written)? = try? PlistValue(parsing: data) else {
+                    return contents
+                }
+                return Contents(values: written, format: contents.format)
+            })
     }
 }

@@ -33,6 +33,10 @@ public final class FileChangeMonitor: Sendable {
     private var counter: ChangeCounter? { _counter?.takeUnretainedValue() }
     /// Keeps the counter alive for as long as the monitor (the unmanaged reference does not).
     private let counterOwner: ChangeCounter?
+    /// Whether `counterOwner` comes from the inotify hub (and must be unwatched).
+    private let fromHub: Bool
+    /// Who hears of changes (`addListener`): the inotify counter's list, or the polled monitor's own.
+    let listeners: ChangeCounter
     private let fallback = Mutex<(checkedAt: ContinuousClock.Instant, signature: FileSignature?, token: UInt64)>(
         (ContinuousClock.now, nil, 0))
 
@@ -42,14 +46,35 @@ public final class FileChangeMonitor: Sendable {
         // A write through a same-folder symlink renames onto the link's target, so watch that name.
         let watched = (try? DurableFile.resolveTarget(self.url)) ?? self.url
         counterOwner = InotifyHub.shared?.watch(watched)
+        fromHub = true
         _counter = counterOwner.map { Unmanaged.passUnretained($0) }
+        listeners = counterOwner ?? ChangeCounter()
         if counterOwner == nil {
             fallback.withLock { $0.signature = FileSignature(path: self.url.path) }
         }
     }
 
+    /// A monitor driven by `counter` alone (a `MemoryFolder` file bumps it on every write).
+    init(url: URL, counter: ChangeCounter) {
+        self.url = url
+        counterOwner = counter
+        fromHub = false
+        _counter = Unmanaged.passUnretained(counter)
+        listeners = counter
+    }
+
     deinit {
-        if let counter { InotifyHub.shared?.unwatch(url, counter) }
+        if fromHub, let counter { InotifyHub.shared?.unwatch(url, counter) }
+    }
+
+    /// Calls `listener` on FileStorageKit's change thread (not a task of the cooperative pool) soon
+    /// after the file may have changed: as inotify reports it, or within `fallbackInterval` when the
+    /// monitor polls. Several changes in a row may be told once. Delivery stops when the returned
+    /// subscription is cancelled or released.
+    public func addListener(_ listener: @escaping @Sendable () -> Void) -> ChangeSubscription {
+        let id = listeners.addListener(listener)
+        if counterOwner == nil { ChangeDelivery.shared.poll(self) }
+        return ChangeSubscription { [listeners] in listeners.removeListener(id) }
     }
 
     /// Whether changes are reported by inotify (`true`) or by the polling fallback.
@@ -115,6 +140,38 @@ final class ChangeCounter: Sendable {
     @usableFromInline let value = Atomic<UInt64>(0)
     /// Set when the kernel dropped the folder's watch (the folder was removed or unmounted).
     @usableFromInline let lost = Atomic<Bool>(false)
+    /// Whether the counter waits in `ChangeDelivery`'s queue.
+    let queued = Atomic<Bool>(false)
+    private let listenerCount = Atomic<Int>(0)
+    private let listenerTable = Mutex<(next: UInt64, table: [UInt64: @Sendable () -> Void])>((0, [:]))
     init() {}
-    func bump() { value.add(1, ordering: .releasing) }
+
+    /// Counts a change and, when anyone listens, queues their delivery.
+    func bump() {
+        value.add(1, ordering: .releasing)
+        if listenerCount.load(ordering: .acquiring) > 0 { ChangeDelivery.shared.enqueue(self) }
+    }
+
+    func addListener(_ listener: @escaping @Sendable () -> Void) -> UInt64 {
+        listenerTable.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.table[id] = listener
+            listenerCount.store(state.table.count, ordering: .releasing)
+            return id
+        }
+    }
+
+    func removeListener(_ id: UInt64) {
+        listenerTable.withLock { state in
+            state.table[id] = nil
+            listenerCount.store(state.table.count, ordering: .releasing)
+        }
+    }
+
+    /// Calls every listener (on the change thread).
+    func deliver() {
+        let all = listenerTable.withLock { Array($0.table.values) }
+        for listener in all { listener() }
+    }
 }

@@ -124,7 +124,7 @@ public enum FileLock {
         }
     }
 
-    private static func timeoutError(_ url: URL, _ timeout: Duration) -> FileStorageError {
+    static func timeoutError(_ url: URL, _ timeout: Duration) -> FileStorageError {
         .lockTimeout(url, seconds: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
     }
 }

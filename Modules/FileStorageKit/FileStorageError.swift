@@ -23,6 +23,9 @@ public enum FileStorageError: Error, Equatable, Sendable, CustomStringConvertibl
     case lockTimeout(URL, seconds: Double)
     /// The target is a symbolic link that leads out of its folder; writing through it is refused.
     case symlinkOutsideFolder(URL, destination: String)
+    /// An `update` of a document was started inside another `update` of the same document; its write
+    /// would be overwritten by the outer one, so it is refused (see `PlistDocument`).
+    case nestedUpdate(URL)
     /// Any other system error, with its `errno` and the operation that failed.
     case io(URL, operation: String, errno: Int32)
 
@@ -31,7 +34,7 @@ public enum FileStorageError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .notFound(let u), .corrupt(let u, _), .decodingFailed(let u, _), .encodingFailed(let u, _),
              .permissionDenied(let u), .diskFull(let u), .lockTimeout(let u, _),
-             .symlinkOutsideFolder(let u, _), .io(let u, _, _):
+             .symlinkOutsideFolder(let u, _), .nestedUpdate(let u), .io(let u, _, _):
             return u
         }
     }
@@ -46,6 +49,7 @@ public enum FileStorageError: Error, Equatable, Sendable, CustomStringConvertibl
         case .diskFull(let u): return "\(u.path): no space left (disk full, quota or file-size limit)"
         case .lockTimeout(let u, let s): return "\(u.path): lock not acquired within \(s) s"
         case .symlinkOutsideFolder(let u, let d): return "\(u.path): symbolic link to \(d) leads outside its folder"
+        case .nestedUpdate(let u): return "\(u.path): update started inside another update of the same document"
         case .io(let u, let op, let e): return "\(u.path): \(op) failed: \(String(cString: strerror(e))) (errno \(e))"
         }
     }

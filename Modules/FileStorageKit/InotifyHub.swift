@@ -25,8 +25,10 @@ final class InotifyHub: Sendable {
         #if os(Linux)
         fd = inotify_init1(Int32(IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "FileStorageKit.inotify"
+        let thread = Thread { [self] in
+            ThreadName.set("fsk-inotify")
+            readLoop()
+        }
         thread.start()
         #else
         return nil

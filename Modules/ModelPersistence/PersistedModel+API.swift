@@ -9,7 +9,9 @@ extension PersistedModel {
     public static var url: URL { PersistenceLocation.url(forDocument: _$persistedDocumentName) }
 
     /// Whether the model's file exists (in the folder in effect where this is called).
-    public static var isPersisted: Bool { FileManager.default.fileExists(atPath: url.path) }
+    public static var isPersisted: Bool {
+        PersistenceLocation.currentStorage.fileExists(PersistenceLocation.fileName(forDocument: _$persistedDocumentName))
+    }
 
     /// Removes the model's file, durably, under the lock. A missing file is not an error.
     ///
@@ -19,13 +21,14 @@ extension PersistedModel {
     /// - Throws: `PersistenceError` (operation `.delete`) when the file could not be removed.
     public static func delete() throws(PersistenceError) {
         let url = self.url
-        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+        let storage = PersistenceLocation.currentStorage
+        guard storage.isMemory || FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+        let document = PersistenceFile.document(PersistenceLocation.fileName(forDocument: _$persistedDocumentName),
+                                                in: storage, format: persistenceFormat)
         do {
-            try ReentrantFileLock.withLock(for: url) { try DurableFile.remove(url) }
+            try document.remove()
         } catch {
-            let cause: PersistenceError.Cause = (error as? FileStorageError).map { .file($0) }
-                ?? .unencodableValue(key: nil, message: "\(error)")
-            throw PersistenceError(documentName: _$persistedDocumentName, url: url, operation: .delete, cause: cause)
+            throw PersistenceError(documentName: _$persistedDocumentName, url: url, operation: .delete, cause: .file(error))
         }
     }
 

@@ -49,6 +49,9 @@ public struct PersistedField<Model: AnyObject>: @unchecked Sendable {
     let assign: (Model, PlistValue) throws -> Void
     /// Sets an optional property to `nil`, notifying observers; `nil` for a property that is not optional.
     let assignNil: ((Model) -> Void)?
+    /// Tells Observation the property will change, without touching its value (which the next get
+    /// brings in): how another process's change reaches `withObservationTracking` off the pool.
+    let announce: (Model) -> Void
 
     /// Describes a property whose value lives in `storage` and is observed as `observed`.
     public init<Value: Codable>(key: String, previousKeys: [String] = [],
@@ -65,6 +68,7 @@ public struct PersistedField<Model: AnyObject>: @unchecked Sendable {
             let decoded = try PlistDecoder().decode(Value.self, from: value)
             model.withMutation(keyPath: observed) { model[keyPath: storage] = decoded }
         }
+        announce = { model in model.withMutation(keyPath: observed) {} }
         if let none = (Value.self as? any OptionalValue.Type)?.noneValue as? Value {
             assignNil = { model in model.withMutation(keyPath: observed) { model[keyPath: storage] = none } }
         } else {

@@ -36,8 +36,9 @@ extension PersistenceContext {
     func writePending(_ model: Model, reporting: Bool) -> PersistenceError? {
         guard let setup, state.withLock({ !$0.dirty.isEmpty }) else { return nil }
         do {
-            try AppDirectories.createFolder(setup.url.deletingLastPathComponent())
-            try ReentrantFileLock.withLock(for: setup.url) { try writeLocked(model, setup) }
+            try PersistenceContextOperation.$current.withValue(.save) {
+                try setup.document.withLock { try writeLocked(model, setup) }
+            }
             return nil
         } catch {
             let failure = persistenceError(setup, .save, error)
@@ -50,12 +51,13 @@ extension PersistenceContext {
     /// file meanwhile, whose values then win.
     func writeInitial(_ model: Model, _ setup: Setup) {
         do {
-            try AppDirectories.createFolder(setup.url.deletingLastPathComponent())
-            try ReentrantFileLock.withLock(for: setup.url) {
-                if case .document(let document, _) = PersistenceFile.read(setup.url) {
-                    apply(document, to: model, setup, firstLoad: true)
-                } else {
-                    try writeLocked(model, setup)
+            try PersistenceContextOperation.$current.withValue(.save) {
+                try setup.document.withLock {
+                    if let document = try setup.document.readFresh() {
+                        apply(document, to: model, setup, firstLoad: true)
+                    } else {
+                        try writeLocked(model, setup)
+                    }
                 }
             }
         } catch {
@@ -68,53 +70,43 @@ extension PersistenceContext {
     ///
     /// When the write fails, the keys stay dirty, so the next write retries them.
     func writeLocked(_ model: Model, _ setup: Setup) throws {
-        var base: PlistDictionary?
-        var existing: Data?
-        switch PersistenceFile.read(setup.url) {
-        case .document(let document, let bytes):
-            base = document
-            existing = bytes
-        case .missing:
-            break
-        case .corrupt(let bytes, let error):
-            quarantine(setup, bytes: bytes, error: error, operation: .save)
-        case .failed(let error):
-            throw error
-        }
         let (keys, lastGood) = state.withLock { s in
             defer { s.dirty = [] }
             return (s.dirty, s.document)
         }
-        var document = base ?? lastGood
-        let written = base == nil ? setup.fields : setup.fields.filter { keys.contains($0.key) }
+        var written: [PersistedField<Model>] = []
         var causes: [PersistenceError.Cause] = []
-        for field in written {
-            do {
-                let value = try field.encode(model)
-                // A renamed property moves to its current key.
-                for old in field.previousKeys { document.removeValue(forKey: old) }
-                document[field.key] = value
-            } catch {
-                causes.append(.unencodableValue(key: field.key, message: "\(error)"))
-            }
-        }
-        let laidOut = PersistenceFile.laidOut(document, fields: setup.fields)
+        var laidOut = PlistDictionary()
+        let writesBefore = setup.document.writeCount
         do {
-            let data = try PersistenceFile.serialize(laidOut, as: setup.format)
-            if data != existing {
-                try DurableFile.write(data, to: setup.url)
-                state.withLock { $0.writeCount += 1 }
+            try setup.document.update { file in
+                var document = file ?? lastGood
+                written = file == nil ? setup.fields : setup.fields.filter { keys.contains($0.key) }
+                for field in written {
+                    do {
+                        let value = try field.encode(model)
+                        // A renamed property moves to its current key.
+                        for old in field.previousKeys { document.removeValue(forKey: old) }
+                        document[field.key] = value
+                    } catch {
+                        causes.append(.unencodableValue(key: field.key, message: "\(error)"))
+                    }
+                }
+                laidOut = PersistenceFile.laidOut(document, fields: setup.fields)
+                file = laidOut
             }
         } catch let error as FileStorageError {
+            if case .encodingFailed(_, let message) = error {
+                // The document cannot be serialized (an XML string with a NUL): retrying would fail again.
+                causes.append(.unencodableValue(key: nil, message: message))
+                for cause in causes { report(setup, .save, cause) }
+                return
+            }
             state.withLock { s in for key in keys { s.markDirty(key) } }
             for cause in causes { report(setup, .save, cause) }
             throw error
-        } catch {
-            // The document cannot be serialized (an XML string with a NUL): retrying would fail again.
-            causes.append(.unencodableValue(key: nil, message: "\(error)"))
-            for cause in causes { report(setup, .save, cause) }
-            return
         }
+        if setup.document.writeCount != writesBefore { state.withLock { $0.writeCount += 1 } }
         for cause in causes { report(setup, .save, cause) }
         // Bring in what other writers changed meanwhile; what was just written is already in memory.
         apply(laidOut, to: model, setup, firstLoad: false, skipping: Set(written.map(\.key)))
@@ -132,8 +124,9 @@ extension PersistenceContext {
                                    operation: .save, cause: .unencodableValue(key: nil, message: "no context"))
         }
         do {
-            try AppDirectories.createFolder(setup.url.deletingLastPathComponent())
-            return try ReentrantFileLock.withLock(for: setup.url) { try updateLocked(model, setup, body) }
+            return try PersistenceContextOperation.$current.withValue(.save) {
+                try setup.document.withLock { try updateLocked(model, setup, body) }
+            }
         } catch let error as FileStorageError {
             throw persistenceError(setup, .save, error)
         }
@@ -143,14 +136,9 @@ extension PersistenceContext {
     func update<R>(_ model: Model, isolation: isolated (any Actor)?, _ body: (Model) throws -> R) async throws -> R {
         willRead(model)
         guard let setup else { return try update(model, body) }
-        let path = setup.url.standardizedFileURL.path
         do {
-            try AppDirectories.createFolder(setup.url.deletingLastPathComponent())
-            if ReentrantFileLock.held.contains(path) { return try updateLocked(model, setup, body) }
-            return try await FileLock.withExclusiveLock(for: setup.url, timeout: ReentrantFileLock.timeout) { () async throws -> R in
-                try ReentrantFileLock.$held.withValue(ReentrantFileLock.held.union([path])) {
-                    try updateLocked(model, setup, body)
-                }
+            return try await setup.document.withLock(isolation: isolation) {
+                try PersistenceContextOperation.$current.withValue(.save) { try updateLocked(model, setup, body) }
             }
         } catch let error as FileStorageError {
             throw persistenceError(setup, .save, error)
@@ -162,12 +150,10 @@ extension PersistenceContext {
         let result: R
         do {
             markSeen(setup.monitor.changeToken)
-            switch PersistenceFile.read(setup.url) {
-            case .document(let document, _): apply(document, to: model, setup, firstLoad: false)
-            case .missing: break
-            case .corrupt(let bytes, let error): quarantine(setup, bytes: bytes, error: error, operation: .load)
-            case .failed(let error): throw error
+            let file = try PersistenceContextOperation.$current.withValue(.load) { () throws(FileStorageError) in
+                try setup.document.readFresh()
             }
+            if let file { apply(file, to: model, setup, firstLoad: false) }
             do {
                 result = try body(model)
             } catch {

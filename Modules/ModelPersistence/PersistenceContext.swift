@@ -29,9 +29,11 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
     struct Setup {
         let url: URL
         let documentName: String
-        let monitor: FileChangeMonitor
+        /// The file: lock, cache, corrupt files moved aside, change deliveries.
+        let document: PlistDocument<PlistDictionary?>
         let fields: [PersistedField<Model>]
         let format: PersistenceFormat
+        var monitor: FileChangeMonitor { document.monitor }
     }
 
     /// Everything that changes, guarded by `state`.
@@ -48,6 +50,8 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
         var loadCount = 0
         /// The last error reported for this instance.
         var lastError: PersistenceError?
+        /// The document's change deliveries (see `watch`).
+        var subscription: ChangeSubscription?
 
         mutating func markDirty(_ key: String) {
             if !dirty.contains(key) { dirty.append(key) }
@@ -59,6 +63,7 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
     /// Set while one thread reloads, so others (and re-entrant observers) serve memory meanwhile.
     private let reloading = Atomic<Bool>(false)
     /// Written once, under `firstUseGate`, before the gate opens; keeps the gate's monitor alive.
+    /// (The document keeps every monitor it ever used alive, so the gate's stays valid.)
     private var resolved: Setup?
     private let firstUseGate = Mutex<Void>(())
     let state = Mutex(State())
@@ -107,37 +112,45 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
         firstUseGate.withLock { _ in
             guard !gate.isReady else { return }
             let name = Model._$persistedDocumentName
-            let url = PersistenceLocation.url(forDocument: name)
+            let storage = PersistenceLocation.currentStorage
+            let fileName = PersistenceLocation.fileName(forDocument: name)
             // With its folder present, the monitor can use inotify; a failure shows up on the first write.
-            try? AppDirectories.createFolder(url.deletingLastPathComponent())
-            let monitor = FileChangeMonitor(url: url)
-            let setup = Setup(url: url, documentName: name, monitor: monitor, fields: Model._$persistedFields,
+            if !storage.isMemory { try? AppDirectories.createFolder(storage.url()) }
+            let reportCorrupt = UncheckedSendable { [weak self] (error: FileStorageError, movedTo: URL?) in
+                self?.reportCorrupt(error, movedTo: movedTo)
+            }
+            let document = PersistenceFile.document(fileName, in: storage, format: Model.persistenceFormat) {
+                reportCorrupt.value($0, $1)
+            }
+            let setup = Setup(url: document.url, documentName: name, document: document, fields: Model._$persistedFields,
                               format: Model.persistenceFormat)
             resolved = setup
-            gate.markSeen(monitor.changeToken)
+            gate.markSeen(setup.monitor.changeToken)
             // Open before loading: observers notified by the load may read the model, and must not
             // come back here (`firstUseGate` is not re-entrant).
-            gate.open(with: monitor)
+            gate.open(with: setup.monitor)
             load(model, setup, firstLoad: true)
+            watch(model, setup)
         }
     }
 
-    /// Reads the file and brings its changes into the model. On first use, a missing (or corrupt) file
-    /// is replaced by the current values.
+    /// Reads the file and brings its changes into the model. On first use, a missing file (or a
+    /// corrupt one, which the document moves aside) is replaced by the current values.
     func load(_ model: Model, _ setup: Setup, firstLoad: Bool) {
         // Read the token before the file: a change after the read leaves the token ahead, so it is not missed.
         markSeen(setup.monitor.changeToken)
         state.withLock { $0.loadCount += 1 }
-        switch PersistenceFile.read(setup.url) {
-        case .document(let document, _):
-            apply(document, to: model, setup, firstLoad: firstLoad)
-        case .missing:
-            if firstLoad { writeInitial(model, setup) }
-        case .corrupt(let bytes, let error):
-            quarantine(setup, bytes: bytes, error: error, operation: .load)
-            if firstLoad { writeInitial(model, setup) }
-        case .failed(let error):
-            report(setup, .load, .file(error))
+        do {
+            let document = try PersistenceContextOperation.$current.withValue(.load) { () throws(FileStorageError) in
+                try setup.document.read()
+            }
+            if let document {
+                apply(document, to: model, setup, firstLoad: firstLoad)
+            } else if firstLoad {
+                writeInitial(model, setup)
+            }
+        } catch {
+            report(setup, .load, .file(error as? FileStorageError ?? .io(setup.url, operation: "read", errno: 0)))
         }
     }
 
@@ -169,19 +182,10 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
         for cause in errors { report(setup, .load, cause) }
     }
 
-    /// Moves a corrupt file aside under the lock (if it still holds `bytes`) and reports it.
-    func quarantine(_ setup: Setup, bytes: Data, error plistError: PlistError, operation: PersistenceError.Operation) {
-        do {
-            let movedTo = try ReentrantFileLock.withLock(for: setup.url) {
-                try PersistenceFile.moveAside(setup.url, ifStillHolding: bytes)
-            }
-            // `nil`: another writer replaced the file meanwhile; the next load reads the new one.
-            if movedTo != nil { report(setup, operation, .corruptFile(plistError, movedTo: movedTo)) }
-        } catch {
-            report(setup, operation, .corruptFile(plistError, movedTo: nil))
-            report(setup, operation, .file((error as? FileStorageError)
-                ?? .io(setup.url, operation: "move corrupt file aside", errno: 0)))
-        }
+    /// Reports a corrupt file the document found (and moved aside, unless `movedTo` is `nil`).
+    func reportCorrupt(_ error: FileStorageError, movedTo: URL?) {
+        guard let setup, case .corrupt(_, let plistError) = error else { return }
+        report(setup, PersistenceContextOperation.current, .corruptFile(plistError, movedTo: movedTo))
     }
 
     func report(_ setup: Setup, _ operation: PersistenceError.Operation, _ cause: PersistenceError.Cause) {

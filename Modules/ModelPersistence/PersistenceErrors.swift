@@ -76,40 +76,18 @@ public struct PersistenceError: Error, Equatable, Sendable, CustomStringConverti
 /// Every error goes to the handler (if set) and to every open stream. When there is neither, it is
 /// printed to standard error, so no failure goes unnoticed.
 public enum PersistenceErrors {
-    private struct Registry: Sendable {
-        var handler: (@Sendable (PersistenceError) -> Void)?
-        var streams: [UInt64: AsyncStream<PersistenceError>.Continuation] = [:]
-        var nextID: UInt64 = 0
-    }
-
-    private static let registry = Mutex(Registry())
+    /// The hub itself (FileStorageKit's `ErrorReports`, as every store's).
+    public static let reports = ErrorReports<PersistenceError>(label: "ModelPersistence")
 
     /// Called with every error, on the thread that hit it. Keep it short; it must not block.
     public static var handler: (@Sendable (PersistenceError) -> Void)? {
-        get { registry.withLock { $0.handler } }
-        set { registry.withLock { $0.handler = newValue } }
+        get { reports.handler }
+        set { reports.handler = newValue }
     }
 
     /// A stream of every error reported from now until the stream is dropped (the newest 256 are buffered).
-    public static func stream() -> AsyncStream<PersistenceError> {
-        let (stream, continuation) = AsyncStream<PersistenceError>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = registry.withLock { r in
-            let id = r.nextID
-            r.nextID += 1
-            r.streams[id] = continuation
-            return id
-        }
-        continuation.onTermination = { _ in _ = registry.withLock { $0.streams.removeValue(forKey: id) } }
-        return stream
-    }
+    public static func stream() -> AsyncStream<PersistenceError> { reports.stream() }
 
     /// Sends `error` to the handler and the streams (called without any persistence lock held).
-    static func report(_ error: PersistenceError) {
-        let (handler, streams) = registry.withLock { ($0.handler, Array($0.streams.values)) }
-        handler?(error)
-        for continuation in streams { continuation.yield(error) }
-        if handler == nil && streams.isEmpty {
-            FileHandle.standardError.write(Data("ModelPersistence: \(error)\n".utf8))
-        }
-    }
+    static func report(_ error: PersistenceError) { reports.report(error) }
 }

@@ -7,43 +7,28 @@ import Glibc
 import Darwin
 #endif
 
-/// The file operations behind `PersistenceContext`: reading the document, laying it out, moving a
-/// corrupt file aside, and taking FileStorageKit's lock without deadlocking on ourselves.
+/// The file behind `PersistenceContext`: its document and how the document is laid out.
 enum PersistenceFile {
-    /// What reading the file found.
-    enum Read {
-        /// No file.
-        case missing
-        /// A dictionary, and the bytes it came from.
-        case document(PlistDictionary, Data)
-        /// Bytes that are not a dictionary property list.
-        case corrupt(Data, PlistError)
-        /// The file could not be read.
-        case failed(FileStorageError)
+    /// The document `fileName` in `storage`: a dictionary property list written in `format`, `nil`
+    /// when there is no file; a corrupt file is moved aside (`<name>.corrupt-<timestamp>`) and
+    /// reported to `onCorruptFile`.
+    static func document(_ fileName: String, in storage: StorageFolder, format: PersistenceFormat,
+                         onCorruptFile: (@Sendable (FileStorageError, URL?) -> Void)? = nil) -> PlistDocument<PlistDictionary?> {
+        PlistDocument(fileName: fileName, in: storage, lockTimeout: timeout, corruptFilePolicy: .moveAside(label: "corrupt"),
+                      onCorruptFile: onCorruptFile, coding: PlistDocument<PlistDictionary?>.Coding(
+            empty: { nil },
+            decode: { data in
+                let value = try PlistValue(parsing: data)
+                guard case .dictionary(let dictionary) = value else {
+                    throw PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict")
+                }
+                return dictionary
+            },
+            encode: { new, _ in try new.map { try serialize($0, as: format) } }))
     }
 
-    /// Reads and parses the file (without the lock: every write replaces it by a rename, so a read
-    /// sees one whole version).
-    static func read(_ url: URL) -> Read {
-        let data: Data?
-        do {
-            data = try DurableFile.readIfPresent(url)
-        } catch {
-            return .failed(error)
-        }
-        guard let data else { return .missing }
-        do {
-            let value = try PlistValue(parsing: data)
-            guard case .dictionary(let dictionary) = value else {
-                return .corrupt(data, PlistError(.malformed, "the top-level object is a \(value.kindName), not a dict"))
-            }
-            return .document(dictionary, data)
-        } catch let error as PlistError {
-            return .corrupt(data, error)
-        } catch {
-            return .corrupt(data, PlistError(.malformed, "\(error)"))
-        }
-    }
+    /// How long a model waits for another writer.
+    static let timeout: Duration = FileLock.defaultTimeout
 
     /// The document as a Codable struct with the same fields would encode it: the fields present, in
     /// declaration order, then every other key in its existing order (unknown keys are kept).
@@ -56,35 +41,11 @@ enum PersistenceFile {
 
     /// Serializes a document in `format`.
     static func serialize(_ document: PlistDictionary, as format: PersistenceFormat) throws -> Data {
-        try PlistValue.dictionary(document).serialized(as: format == .xml ? .xml : .binary)
-    }
-
-    /// Renames the file to `<name>.corrupt-<UTC timestamp>` if it still holds `bytes`; the caller holds
-    /// the lock. Returns the new URL, or `nil` when the file changed meanwhile (nothing to move).
-    static func moveAside(_ url: URL, ifStillHolding bytes: Data) throws(FileStorageError) -> URL? {
-        guard let current = try DurableFile.readIfPresent(url), current == bytes else { return nil }
-        return try DurableFile.moveAside(url)
+        try PlistValue.dictionary(document).serialized(as: format == .binary ? .binary : .xml)
     }
 }
 
-/// FileStorageKit's exclusive lock, re-entrant within one thread or task.
-///
-/// `FileLock` is not re-entrant: taking it twice waits until the deadline. A model's code can reach
-/// the lock again while holding it (a getter inside `update` that meets a corrupt file, or a second
-/// instance of the same model used inside the body), so the paths held are bound in a task-local
-/// value and a nested request for one of them runs its body directly.
-enum ReentrantFileLock {
-    @TaskLocal static var held: Set<String> = []
-
-    /// How long a model waits for another writer.
-    static let timeout: Duration = FileLock.defaultTimeout
-
-    /// Runs `body` holding the lock for `url`.
-    static func withLock<R>(for url: URL, _ body: () throws -> R) throws -> R {
-        let path = url.standardizedFileURL.path
-        if held.contains(path) { return try body() }
-        return try FileLock.withExclusiveLock(for: url, timeout: timeout) {
-            try $held.withValue(held.union([path])) { try body() }
-        }
-    }
+/// Which operation a corrupt file was found in, for its report.
+enum PersistenceContextOperation {
+    @TaskLocal static var current: PersistenceError.Operation = .load
 }

@@ -23,13 +23,22 @@ public enum PersistenceLocation {
     /// The folder for models used in this task (and its child tasks), or `nil` for the default.
     @TaskLocal public static var folder: URL?
 
+    /// Where models used in this task keep their files, when bound: wins over `folder`. Bind
+    /// `.memory(MemoryFolder())` for tests that need no disk.
+    @TaskLocal public static var storage: StorageFolder?
+
+    /// The storage in effect here: `storage`, else `folder`, else the application-support folder.
+    public static var currentStorage: StorageFolder {
+        storage ?? folder.map { StorageFolder.folder($0) } ?? .applicationSupport
+    }
+
     /// The default folder: application support for the program's name.
     public static var defaultFolder: URL {
         AppDirectories(appName: ProcessInfo.processInfo.processName).applicationSupport
     }
 
     /// The folder in effect here: `folder` when bound, else `defaultFolder`.
-    public static var currentFolder: URL { folder ?? defaultFolder }
+    public static var currentFolder: URL { currentStorage.url() }
 
     /// The file of the document `name` in the folder in effect here.
     public static func url(forDocument name: String) -> URL {
@@ -37,7 +46,8 @@ public enum PersistenceLocation {
     }
 
     /// `<name>.storage.plist`; `/` and NUL become `_` (the macro already refuses such names).
-    static func fileName(forDocument name: String) -> String {
+    /// (Public for tests that look into a `MemoryFolder`.)
+    public static func fileName(forDocument name: String) -> String {
         let safe = name.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "\0", with: "_")
         return (safe.isEmpty ? "Model" : safe) + ".storage.plist"
     }

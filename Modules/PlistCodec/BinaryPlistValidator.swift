@@ -1,95 +1,26 @@
 import Foundation
 
-/// Checks a `bplist00` file the way `BinaryPlistReader` reads it, without building the value.
+/// Checks a `bplist00` file the way `BinaryPlistReader` reads it, without building the value: the
+/// sink of `BinaryPlistWalker` that keeps nothing.
 ///
-/// It visits objects in the reader's order (a dictionary's keys, then its values, depth first) and
-/// applies the reader's checks, so it throws the same `PlistError` (kind, message and location) the
-/// reader would. It keeps one byte of state and one height per object instead of a `PlistValue` tree,
-/// which is what lets `plist -lint` check a file of hundreds of megabytes in little more memory than
-/// the file itself.
-struct BinaryPlistValidator<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
-    private enum Mark: UInt8 {
-        case unvisited = 0, inProgress, string, otherScalar, array, dictionary
-    }
-
-    let doc: BinaryPlistFile<Bytes>
-    let maxDepth: Int
-    private var marks: [UInt8]
-    /// The height of each checked container's subtree (0 for scalars), for the depth limit.
-    private var heights: [Int32]
-
-    init(doc: BinaryPlistFile<Bytes>, maxDepth: Int) {
-        self.doc = doc
-        self.maxDepth = maxDepth
-        marks = [UInt8](repeating: Mark.unvisited.rawValue, count: doc.numObjects)
-        heights = [Int32](repeating: 0, count: doc.numObjects)
-    }
-
+/// The walker applies every check, so this throws the same `PlistError` (kind, message and
+/// location) the reader would, while keeping only one byte of state and one height per object
+/// instead of a `PlistValue` tree: that is what lets `plist -lint` check a file of hundreds of
+/// megabytes in little more memory than the file itself.
+///
+/// ```swift
+/// try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
+/// ```
+struct BinaryPlistValidator: BinaryPlistSink {
     /// Checks the whole file from its top object.
-    mutating func validate() throws {
-        _ = try visit(doc.topObject, depth: 0, site: doc.bytes.count - 16)
+    static func validate<Bytes>(_ doc: BinaryPlistFile<Bytes>, maxDepth: Int) throws {
+        _ = try doc.walk(maxDepth: maxDepth, into: BinaryPlistValidator())
     }
 
-    /// Checks object `index` at nesting `depth`; returns the height of its subtree.
-    private mutating func visit(_ index: Int, depth: Int, site: Int) throws -> Int {
-        if index >= 0, index < marks.count, marks[index] > Mark.inProgress.rawValue {
-            let height = Int(heights[index])
-            guard depth + height <= maxDepth else { throw tooDeep(site) }
-            return height
-        }
-        let offset = try doc.offset(of: index, referencedAt: site)
-        let marker = doc.bytes[offset]
-        let high = marker >> 4, low = marker & 0x0F
-        guard high == 0xA || high == 0xD else {
-            let scalar = try BinaryScalar.read(doc, at: offset)
-            if case .string = scalar { marks[index] = Mark.string.rawValue } else { marks[index] = Mark.otherScalar.rawValue }
-            return 0
-        }
-        guard depth < maxDepth else { throw tooDeep(offset) }
-        guard marks[index] != Mark.inProgress.rawValue else {
-            throw PlistError(.cycle, "binary plist: object \(index) contains itself", at: .byte(site))
-        }
-        marks[index] = Mark.inProgress.rawValue
-        let (count, start) = try doc.count(nibble: low, markerAt: offset)
-        let isDict = high == 0xD
-        let refs = isDict ? 2 * count : count
-        let (total, overflow) = refs.multipliedReportingOverflow(by: doc.objectRefSize)
-        guard !overflow else { throw PlistError(.outOfRange, "binary plist: count \(count) is larger than the file", at: .byte(offset)) }
-        try doc.checkRange(start, total, what: "a list of \(count) references")
-        var height = 0
-        if isDict {
-            for i in 0..<count {
-                let keySite = start + i * doc.objectRefSize
-                let key = doc.ref(at: start, i)
-                _ = try visit(key, depth: depth + 1, site: keySite)
-                if marks[key] != Mark.string.rawValue {
-                    throw PlistError(.malformed, "binary plist: dictionary key \(i) of object \(index) is a \(try kindName(key)), not a string", at: .byte(keySite))
-                }
-            }
-            for i in 0..<count {
-                let valueSite = start + (count + i) * doc.objectRefSize
-                height = max(height, try visit(doc.ref(at: start, count + i), depth: depth + 1, site: valueSite) + 1)
-            }
-        } else {
-            for i in 0..<count {
-                height = max(height, try visit(doc.ref(at: start, i), depth: depth + 1, site: start + i * doc.objectRefSize) + 1)
-            }
-        }
-        marks[index] = isDict ? Mark.dictionary.rawValue : Mark.array.rawValue
-        heights[index] = Int32(clamping: max(height, 1))
-        return max(height, 1)
-    }
-
-    /// The kind name of an object already checked, as `PlistValue.kindName` spells it.
-    private func kindName(_ index: Int) throws -> String {
-        switch Mark(rawValue: marks[index]) {
-        case .array: return "array"
-        case .dictionary: return "dict"
-        default: return try BinaryScalar.read(doc, at: doc.offset(of: index, referencedAt: 0)).kindName
-        }
-    }
-
-    private func tooDeep(_ offset: Int) -> PlistError {
-        PlistError(.tooDeep, "binary plist: nesting deeper than the limit of \(maxDepth)", at: .byte(offset))
-    }
+    var expandsSharedObjects: Bool { false }
+    func scalar(_ value: PlistValue, object: Int) {}
+    func shared(object: Int) {}
+    func openContainer(object: Int, isDictionary: Bool, count: Int) {}
+    func valueOrder(count: Int) -> Range<Int> { 0..<count }
+    func closeContainer(object: Int) {}
 }

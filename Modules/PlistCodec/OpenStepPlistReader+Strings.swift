@@ -116,7 +116,7 @@ extension OpenStepPlistReader.Parser {
             if e == UInt8(ascii: "U") {
                 var unit: UInt16 = 0
                 var digits = 0
-                while digits < 4, i < count, let d = XMLPlistReader.Parser.digitValue(p[i], radix: 16) {
+                while digits < 4, i < count, let d = XMLPlistLexer.digitValue(p[i], radix: 16) {
                     unit = unit << 4 | UInt16(d)
                     i += 1
                     digits += 1
@@ -191,10 +191,10 @@ extension OpenStepPlistReader.Parser {
         while i < end {
             let c = p[i]
             if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { i += 1; continue }
-            guard let high = XMLPlistReader.Parser.digitValue(c, radix: 16) else {
+            guard let high = XMLPlistLexer.digitValue(c, radix: 16) else {
                 throw error(.malformed, "unexpected character in <data>: expected hex digits", at: i)
             }
-            guard i + 1 < end, let low = XMLPlistReader.Parser.digitValue(p[i + 1], radix: 16) else {
+            guard i + 1 < end, let low = XMLPlistLexer.digitValue(p[i + 1], radix: 16) else {
                 throw error(.malformed, "odd number of hex digits in a <data> byte group", at: i)
             }
             bytes.append(UInt8(high << 4 | low))

@@ -16,12 +16,20 @@ import Foundation
 public enum PlistStreaming {
     /// Checks that `data` is a readable property list in any format.
     ///
-    /// Binary files are checked object by object, with a few bytes of bookkeeping per object; XML and
-    /// OpenStep text are parsed as `PlistValue(parsing:)` parses them.
+    /// Binary files are checked object by object, with a few bytes of bookkeeping per object; XML is
+    /// scanned as `PlistValue(parsing:)` scans it, keeping no values; OpenStep text is parsed.
     ///
     /// - Throws: The `PlistError` `PlistValue(parsing:options:)` would throw for the same bytes.
     public static func validate(_ data: Data, options: PlistReadOptions = PlistReadOptions()) throws {
-        guard PlistFormat.detect(data) == .binary else {
+        switch PlistFormat.detect(data) {
+        case .binary: break
+        case .xml:
+            try TextCursor.withUTF8Text(data) { text, base in
+                var scanner = XMLPlistScanner(text: text, base: base, options: options, sink: XMLPlistValidatingSink())
+                try scanner.scanDocument()
+            }
+            return
+        case .openStep:
             _ = try PlistValue(parsing: data, options: options)
             return
         }
@@ -33,8 +41,7 @@ public enum PlistStreaming {
                 _ = try BinaryPlistReader.textFallback(data, options: options, after: error)
                 return
             }
-            var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
-            try validator.validate()
+            try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
         }
     }
 
@@ -67,12 +74,8 @@ public enum PlistStreaming {
                 try emit(BinaryPlistReader.textFallback(data, options: options, after: error).serialized(as: .xml, mode: mode))
                 return
             }
-            var validator = BinaryPlistValidator(doc: doc, maxDepth: options.maxDepth)
-            try validator.validate()
-            try withoutActuallyEscaping(emit) { emit in
-                var stream = BinaryToXMLStream(doc: doc, mode: mode, chunkSize: chunkSize, emit: emit)
-                try stream.write()
-            }
+            try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
+            try BinaryToXMLStream.write(doc, mode: mode, maxDepth: options.maxDepth, chunkSize: chunkSize, emit: emit)
         }
     }
 
@@ -94,16 +97,11 @@ public enum PlistStreaming {
         guard PlistFormat.detect(data) == .xml else {
             throw PlistError(.unknownFormat, "XML property list: the input is not XML", at: .line(1, column: 1))
         }
-        var table = StreamingBinaryTable(mode: mode)
-        try TextCursor.withUTF8Text(data) { text, base in
-            var parser = XMLPlistReader.Parser(text: text, base: base, options: options)
-            var released = 0
-            try parser.streamDocument(into: &table) { offset in
-                // Every 16 MB, ask the kernel to drop the pages already parsed: for a mapped file they
-                // are read back from the file if an error message needs them; other memory is kept.
-                guard offset - released >= 1 << 24 else { return }
-                released = InputPages.release(base, upTo: offset, from: released)
-            }
+        var table = try TextCursor.withUTF8Text(data) { text, base in
+            let sink = XMLPlistStreamingSink(table: StreamingBinaryTable(mode: mode), input: base)
+            var scanner = XMLPlistScanner(text: text, base: base, options: options, sink: sink)
+            try scanner.scanDocument()
+            return scanner.sink.table
         }
         try table.serialize(chunkSize: max(chunkSize, 4096), emit: emit)
     }

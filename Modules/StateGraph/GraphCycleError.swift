@@ -1,3 +1,4 @@
+import FileStorageKit
 import Foundation
 
 /// A computed node's rule read a node whose evaluation was already under way: a cycle.
@@ -40,15 +41,16 @@ public struct GraphCycleError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// Where computed nodes report the cycles their getters cannot throw.
 public enum GraphCycleErrors {
-    private static let hook = ErrorHook<GraphCycleError>()
+    /// The hub itself (FileStorageKit's `ErrorReports`, as every store's): also offers `stream()`.
+    public static let reports = ErrorReports<GraphCycleError>(label: "StateGraph")
 
     /// Called with every cycle, on the thread whose read closed it. By default prints to standard error.
     public static var handler: @Sendable (GraphCycleError) -> Void {
-        get { hook.handler }
-        set { hook.handler = newValue }
+        get { reports.handler ?? { reports.printLine($0) } }
+        set { reports.handler = newValue }
     }
 
     static func report(_ error: GraphCycleError) {
-        hook.report(error)
+        reports.report(error)
     }
 }

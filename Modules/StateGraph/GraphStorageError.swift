@@ -33,15 +33,16 @@ public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
 
 /// Where stored nodes report the errors their setters cannot throw.
 public enum GraphStorageErrors {
-    private static let hook = ErrorHook<GraphStorageError>()
+    /// The hub itself (FileStorageKit's `ErrorReports`, as every store's): also offers `stream()`.
+    public static let reports = ErrorReports<GraphStorageError>(label: "StateGraph")
 
     /// Called with every storage error, on the thread that hit it. By default prints to standard error.
     public static var handler: @Sendable (GraphStorageError) -> Void {
-        get { hook.handler }
-        set { hook.handler = newValue }
+        get { reports.handler ?? { reports.printLine($0) } }
+        set { reports.handler = newValue }
     }
 
     static func report(_ error: GraphStorageError) {
-        hook.report(error)
+        reports.report(error)
     }
 }

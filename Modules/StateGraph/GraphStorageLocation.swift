@@ -29,8 +29,17 @@ public enum GraphStorageLocation {
         AppDirectories(appName: ProcessInfo.processInfo.processName).preferences
     }
 
+    /// Where nodes created in this task keep their suites, when bound: wins over `folder`. Bind
+    /// `.memory(MemoryFolder())` for tests that need no disk.
+    @TaskLocal public static var storage: StorageFolder?
+
+    /// The storage in effect here: `storage`, else `folder`, else the preferences folder.
+    public static var currentStorage: StorageFolder {
+        storage ?? folder.map { StorageFolder.folder($0) } ?? .preferences
+    }
+
     /// The folder in effect here.
-    public static var currentFolder: URL { folder ?? defaultFolder }
+    public static var currentFolder: URL { currentStorage.url() }
 
     /// The standard suite's name in effect here.
     public static var currentStandardSuiteName: String {

@@ -162,7 +162,7 @@ extension Stored where Value: Codable {
             suiteName = suite ?? GraphStorageLocation.currentStandardSuiteName
             key = k
         }
-        let entry = SuiteEntry.shared(folder: GraphStorageLocation.currentFolder, suiteName: suiteName)
+        let entry = SuiteEntry.shared(storage: GraphStorageLocation.currentStorage, suiteName: suiteName)
         let binding = SuiteBinding<Value>(entry: entry, key: key, defaultValue: defaultValue, encode: { value in
             if let optional = value as? any OptionalGraphValue, optional.isNone { return nil }
             return try PlistEncoder().encodeToValue(value)

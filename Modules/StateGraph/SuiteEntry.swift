@@ -66,10 +66,11 @@ final class SuiteEntry: @unchecked Sendable {
 
     private static let registry = Mutex<[String: WeakEntry]>([:])
 
-    /// The entry of the suite `name` in `folder`, shared with every node of the same file.
-    static func shared(folder: URL, suiteName: String) -> SuiteEntry {
-        let suite = DefaultsSuite(suiteName: suiteName, folder: folder)
-        let path = suite.url.path
+    /// The entry of the suite `name` in `storage`, shared with every node of the same file.
+    static func shared(storage: StorageFolder, suiteName: String) -> SuiteEntry {
+        let suite = DefaultsSuite(suiteName: suiteName, storage: storage)
+        // A memory folder's suites are its own, whatever their path says.
+        let path = storage.isMemory ? "\(storage):\(suite.url.path)" : suite.url.path
         let (entry, isNew) = registry.withLock { table -> (SuiteEntry, Bool) in
             if let existing = table[path]?.entry { return (existing, false) }
             let created = SuiteEntry(suite: suite)

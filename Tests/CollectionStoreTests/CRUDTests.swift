@@ -49,8 +49,8 @@ import TestSupport
     }
 
     @Test func identifiableItemsUpdateAndDeleteById() throws {
-        let temp = try TemporaryFolder(prefix: "collection-crud")
-        let notes = store(Note.self, in: temp)
+        let memory = MemoryFolder()   // no real file is the point here
+        let notes = store(Note.self, in: memory)
         for id in 1...3 { try notes.createItem(Note(id: id, title: "n\(id)")) }
         #expect(try notes.updateItem(Note(id: 2, title: "two")))
         #expect(try !notes.updateItem(Note(id: 9, title: "nine")))
@@ -140,8 +140,8 @@ import TestSupport
     }
 
     @Test func delegateHearsSavesAndDeletes() throws {
-        let temp = try TemporaryFolder(prefix: "collection-crud")
-        let notes = store(Note.self, in: temp)
+        let memory = MemoryFolder()   // no real file is the point here
+        let notes = store(Note.self, in: memory)
         let delegate = RecordingDelegate()
         notes.delegate = delegate
         try notes.createItem(Note(id: 1, title: "a"))
@@ -160,5 +160,31 @@ import TestSupport
         #expect(try notes.loadItems() == theirs)
         try notes.createItem(Note(id: 8, title: "ours"))
         #expect(try Data(contentsOf: notes.url) == foundationBytes(theirs + [Note(id: 8, title: "ours")]))
+    }
+
+    /// The document's one re-entrancy rule: a read inside a transaction works; a mutation there is
+    /// refused with a typed error (the transaction's write would overwrite it), and the transaction
+    /// goes on; before, the second lock waited for its own holder.
+    @Test func aMutationInsideATransactionIsRefusedAndAReadWorks() throws {
+        let memory = MemoryFolder()
+        let notes = store(Note.self, in: memory)
+        try notes.createItem(Note(id: 1, title: "one"))
+        var inner: DataPersistenceError?
+        var seen: [Note] = []
+        try notes.transaction { items in
+            seen = try notes.loadItems()
+            do {
+                try notes.createItem(Note(id: 2, title: "lost"))
+            } catch {
+                inner = error as? DataPersistenceError
+            }
+            items.append(Note(id: 3, title: "three"))
+        }
+        #expect(seen.map(\.id) == [1])
+        guard case .writingError(let cause)? = inner, case .nestedUpdate? = cause as? FileStorageError else {
+            Issue.record("expected writingError(nestedUpdate), got \(String(describing: inner))")
+            return
+        }
+        #expect(try notes.loadItems().map(\.id) == [1, 3])
     }
 }

@@ -1,4 +1,5 @@
 import CollectionStore
+import FileStorageKit
 import Foundation
 import Testing
 import TestSupport
@@ -16,6 +17,11 @@ func store<T>(_ type: T.Type = T.self, in temp: TemporaryFolder, _ filename: Str
               subfolder: String? = nil) -> DataPersistence<T> {
     let folder = subfolder.map { temp.folder($0) } ?? temp.url
     return DataPersistence<T>(filename: filename, directory: .folder(folder), lockTimeout: .seconds(60))
+}
+
+/// A store of `T` in a `MemoryFolder`: the same semantics as on disk, without a disk.
+func store<T>(_ type: T.Type = T.self, in memory: MemoryFolder, _ filename: String = "items.plist") -> DataPersistence<T> {
+    DataPersistence<T>(filename: filename, directory: .memory(memory), lockTimeout: .seconds(60))
 }
 
 /// What Foundation's own encoder writes for `items`: the file must hold exactly this.

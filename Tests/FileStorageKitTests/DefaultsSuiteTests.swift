@@ -32,8 +32,13 @@ private final class KeyLog: Sendable {
         DefaultsSuite(suiteName: name, folder: temp.folder("Preferences"), lockTimeout: .seconds(60))
     }
 
+    /// The same suite in a `MemoryFolder`, for tests where no real file is the point.
+    private func suite(_ memory: MemoryFolder, _ name: String = "com.example.test") -> DefaultsSuite {
+        DefaultsSuite(suiteName: name, storage: .memory(memory), lockTimeout: .seconds(60))
+    }
+
     @Test func typedValuesRoundTrip() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let defaults = suite(temp)
         let date = Date(timeIntervalSinceReferenceDate: 123_456_789)  // whole seconds: see fractionalDates…
         let blob = Data([0, 0xFF, 0x10, 0x80])
@@ -69,7 +74,7 @@ private final class KeyLog: Sendable {
     /// are binary); so does the suite, whose new files are binary too: in this instance, in another,
     /// and after the file is read again.
     @Test func datesKeepTheirFractionOfASecond() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let defaults = suite(temp)
         let date = Date(timeIntervalSinceReferenceDate: 123_456_789.25)
         try defaults.set(date, forKey: "date")
@@ -115,7 +120,7 @@ private final class KeyLog: Sendable {
     }
 
     @Test func dictionaryRepresentationMergesStoredOverRegistered() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let defaults = suite(temp)
         defaults.register(defaults: ["a": .int(1), "b": .int(2)])
         try defaults.set(20, forKey: "b")
@@ -160,7 +165,7 @@ private final class KeyLog: Sendable {
     }
 
     @Test func secondInstanceSeesAValueSetByTheFirst() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let writer = suite(temp)
         let reader = suite(temp)
         #expect(reader.string(forKey: "greeting") == nil)
@@ -173,7 +178,7 @@ private final class KeyLog: Sendable {
     }
 
     @Test func concurrentUpdatesFromTwoInstancesAreAtomic() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let suites = [suite(temp), suite(temp)]
         let perThread = 150
         let failures = Atomic<Int>(0)
@@ -205,7 +210,7 @@ private final class KeyLog: Sendable {
     }
 
     @Test func incrementIsAtomicAndReturnsTheNewValue() throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let defaults = suite(temp)
         #expect(try defaults.increment("launches") == 1)
         #expect(try defaults.increment("launches", by: 10) == 11)
@@ -215,7 +220,7 @@ private final class KeyLog: Sendable {
     }
 
     @Test func changesYieldsKeysFromThisAndAnotherInstance() async throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         let observed = suite(temp), other = suite(temp)
         let log = KeyLog()
         let stream = observed.changes()
@@ -247,7 +252,7 @@ private final class KeyLog: Sendable {
 
     /// A stream whose suite is gone can never yield again; it should end rather than leave its reader waiting.
     @Test func changesEndWhenTheSuiteIsReleased() async throws {
-        let temp = try TemporaryFolder()
+        let temp = MemoryFolder()   // no real file is the point here
         var defaults: DefaultsSuite? = suite(temp)
         let stream = try #require(defaults?.changes())
         let ended = Flag()

@@ -1,3 +1,4 @@
+import FileStorageKit
 import Foundation
 import PlistCodec
 import Synchronization
@@ -6,6 +7,19 @@ import TestSupport
 
 /// Runs `body` with models stored in a fresh temporary folder (bound through the task-local
 /// `PersistenceLocation.folder`, never a process-wide setting).
+/// Runs `body` with models stored in a fresh `MemoryFolder` (bound through the task-local
+/// `PersistenceLocation.storage`): for tests where no real file is the point.
+func withMemoryLocation<R>(_ body: (MemoryFolder) throws -> R) throws -> R {
+    let memory = MemoryFolder()
+    return try PersistenceLocation.$storage.withValue(.memory(memory)) { try body(memory) }
+}
+
+/// The same, for async tests.
+func withMemoryLocation<R>(_ body: (MemoryFolder) async throws -> R) async throws -> R {
+    let memory = MemoryFolder()
+    return try await PersistenceLocation.$storage.withValue(.memory(memory)) { try await body(memory) }
+}
+
 func withTemporaryLocation<R>(_ body: (TemporaryFolder) throws -> R) throws -> R {
     let temp = try TemporaryFolder(prefix: "mp-test")
     return try PersistenceLocation.$folder.withValue(temp.url) { try body(temp) }

@@ -1,5 +1,7 @@
 import Foundation
 import Observation
+import Synchronization
+@testable import FileStorageKit
 import PlistCodec
 import Testing
 import TestSupport
@@ -9,7 +11,7 @@ import TestSupport
 struct SharingTests {
     @Test("a second instance sees a value set by the first (reload through the change monitor)")
     func secondInstanceSees() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let first = SomeModel(string: "hello", bool: false, bool2: false)
             let second = SomeModel(string: "other init", bool: false, bool2: false)
             #expect(first.string == "hello")
@@ -21,9 +23,26 @@ struct SharingTests {
         }
     }
 
+    @Test("another writer's change reaches withObservationTracking's onChange without a read, on the change thread", arguments: [false, true])
+    func anotherWritersChangeIsAnnouncedToObservation(onDisk: Bool) throws {
+        let body = {
+            let observed = SomeModel(string: "hello", bool: false, bool2: false)
+            let writer = SomeModel(string: "hello", bool: false, bool2: false)
+            _ = observed.string
+            let fired = Mutex<String?>(nil)
+            withObservationTracking({ _ = observed.string }, onChange: { fired.withLock { $0 = ThreadName.current } })
+            writer.string = "from the writer"
+            // Nobody reads `observed`: the change arrives by itself.
+            #expect(waitUntil(timeout: .seconds(30)) { fired.withLock { $0 } != nil })
+            #expect(fired.withLock { $0 } == "fsk-changes")
+            #expect(observed.string == "from the writer")   // the value comes with the next get
+        }
+        if onDisk { try withTemporaryLocation { _ in body() } } else { try withMemoryLocation { _ in body() } }
+    }
+
     @Test("gets are served from memory: 1,000 gets of an unchanged file read it no more")
     func getsStayInMemory() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let model = SomeModel(string: "hello", bool: false, bool2: false)
             model.string = "set"
             // The write's own event arrives later and causes one reload; wait until it has.
@@ -177,7 +196,7 @@ struct SharingTests {
 
     @Test("withObservationTracking fires on a set, and on a reload brought in by another instance's write")
     func observation() throws {
-        try withTemporaryLocation { _ in
+        try withMemoryLocation { _ in
             let first = SomeModel(string: "a", bool: false, bool2: false)
             let second = SomeModel(string: "a", bool: false, bool2: false)
             _ = second.string

@@ -18,7 +18,7 @@ extension ProbeExit {
         case .diskFull: self = .diskFull
         case .lockTimeout: self = .lockTimeout
         case .symlinkOutsideFolder: self = .symlinkOutsideFolder
-        case .io: self = .io
+        case .io, .nestedUpdate: self = .io
         }
     }
 }

@@ -80,3 +80,18 @@ public func alignedLines(header: [String], rows: [[String]], leftAligned: Set<In
     }
     return [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(line)
 }
+
+/// A fresh folder `<name>-<random>` under `parent` (the temporary folder by default), and what
+/// `setUp` makes in it; on failure, prints why, removes the folder and exits with status 1.
+public func benchFolder<Subjects>(_ name: String, under parent: URL?, _ setUp: (URL) throws -> Subjects) -> (URL, Subjects) {
+    let root = (parent ?? FileManager.default.temporaryDirectory)
+        .appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
+    do {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        return (root, try setUp(root))
+    } catch {
+        print("\(name): cannot set up \(root.path): \(error)")
+        try? FileManager.default.removeItem(at: root)
+        exit(1)
+    }
+}

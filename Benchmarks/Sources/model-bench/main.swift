@@ -12,17 +12,7 @@ import Glibc
 let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
 
 PersistenceErrors.handler = { error in print("persistence error: \(error)") }
-let root = (options.folder ?? FileManager.default.temporaryDirectory)
-    .appendingPathComponent("model-bench-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-let subjects: Subjects
-do {
-    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    subjects = try Subjects(root: root)
-} catch {
-    print("model-bench: cannot set up \(root.path): \(error)")
-    try? FileManager.default.removeItem(at: root)
-    exit(1)
-}
+let (root, subjects) = benchFolder("model-bench", under: options.folder) { try Subjects(root: $0) }
 
 print("model-bench: median of \(options.runs) runs after \(options.warmups) warm-up(s); per run \(options.gets) gets "
     + "(\(options.decodes) decode-per-read gets), \(options.sets) sets, 1 batch of \(options.batch) sets")

@@ -11,17 +11,7 @@ import Glibc
 
 let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
 
-let root = (options.folder ?? FileManager.default.temporaryDirectory)
-    .appendingPathComponent("storage-bench-\(UUID().uuidString.prefix(8).lowercased())", isDirectory: true)
-let stores: Stores
-do {
-    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    stores = try Stores(root: root)
-} catch {
-    print("storage-bench: cannot set up \(root.path): \(error)")
-    try? FileManager.default.removeItem(at: root)
-    exit(1)
-}
+let (root, stores) = benchFolder("storage-bench", under: options.folder) { try Stores(root: $0) }
 
 print("storage-bench: median of \(options.runs) runs after \(options.warmups) warm-up(s); per run \(options.gets) gets, "
     + "\(options.sets) sets, \(options.writes) writes per size")

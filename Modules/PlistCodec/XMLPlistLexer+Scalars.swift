@@ -1,7 +1,7 @@
 import Foundation
 
 // `<integer>`, `<real>`, `<date>` and `<data>` content.
-extension XMLPlistReader.Parser {
+extension XMLPlistLexer {
     /// Reads `<integer>`: optional ASCII whitespace, a sign (whitespace may follow it, as Apple
     /// allows), then decimal digits or `0x`/`0X` and hex digits. Values outside `Int64` become wide
     /// integers; values outside `Int128` are `.invalidNumber`.

@@ -1,7 +1,7 @@
 import Foundation
 
 // Element content: `<string>`/`<key>` text (entities, CDATA), and the raw content of scalar elements.
-extension XMLPlistReader.Parser {
+extension XMLPlistLexer {
     /// Reads the text of a `<string>` or `<key>` up to and including its closing tag.
     ///
     /// The content is kept exactly, whitespace and line endings included. A string without `&` or

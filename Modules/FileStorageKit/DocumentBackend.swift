@@ -1,0 +1,130 @@
+import Foundation
+
+/// Where a `PlistDocument`'s bytes live: a file on disk or a `MemoryFolder` entry. Both give the
+/// same guarantees; the document above them holds every rule.
+protocol DocumentBackend: AnyObject, Sendable {
+    /// The file's URL (for a memory document, `/<folder name>/<file name>`).
+    var url: URL { get }
+    /// The monitor whose token moves when the bytes may have changed.
+    var monitor: FileChangeMonitor { get }
+    /// The bytes, or `nil` when there is no file.
+    func read() throws(FileStorageError) -> Data?
+    /// Replaces the bytes durably and atomically.
+    func write(_ data: Data) throws(FileStorageError)
+    /// Removes the file; a missing file is not an error.
+    func remove() throws(FileStorageError)
+    /// Renames the file aside (`<name>.<label>-<timestamp>`); returns its new URL.
+    func moveAside(label: String) throws(FileStorageError) -> URL
+    /// Makes the folder, before the first write; returns whether the monitor was replaced.
+    func prepareForWrite() throws(FileStorageError) -> Bool
+    /// Runs `body` holding the exclusive lock (not re-entrant: `PlistDocument` adds the rule).
+    func withExclusiveLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R
+    /// The same, waiting with `Task.sleep`.
+    func withExclusiveLock<R>(timeout: Duration, isolation: isolated (any Actor)?,
+                              _ body: () async throws -> R) async throws -> R
+}
+
+/// A document in a file: `DurableFile` writes, `FileLock`, `FileChangeMonitor`.
+final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
+    let url: URL
+    private let lock = NSLock()
+    private var currentMonitor: FileChangeMonitor
+    /// Monitors replaced by an inotify one: kept alive, since hot paths may hold them unretained.
+    private var retired: [FileChangeMonitor] = []
+
+    init(url: URL) {
+        self.url = url.standardizedFileURL
+        currentMonitor = FileChangeMonitor(url: self.url)
+    }
+
+    var monitor: FileChangeMonitor { lock.withLock { currentMonitor } }
+
+    func read() throws(FileStorageError) -> Data? { try DurableFile.readIfPresent(url) }
+    func write(_ data: Data) throws(FileStorageError) { try DurableFile.write(data, to: url) }
+    func remove() throws(FileStorageError) {
+        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+        try DurableFile.remove(url)
+    }
+    func moveAside(label: String) throws(FileStorageError) -> URL { try DurableFile.moveAside(url, label: label) }
+
+    /// Creates the folder, and switches the monitor to inotify once it can watch it (inotify needs
+    /// the folder to exist; opening a document creates nothing).
+    func prepareForWrite() throws(FileStorageError) -> Bool {
+        try AppDirectories.createFolder(url.deletingLastPathComponent())
+        return lock.withLock {
+            guard !currentMonitor.usesInotify, InotifyHub.shared != nil else { return false }
+            let replacement = FileChangeMonitor(url: url)
+            guard replacement.usesInotify else { return false }
+            retired.append(currentMonitor)
+            currentMonitor = replacement
+            return true
+        }
+    }
+
+    func withExclusiveLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
+        try FileLock.withExclusiveLock(for: url, timeout: timeout, body)
+    }
+
+    func withExclusiveLock<R>(timeout: Duration, isolation: isolated (any Actor)?,
+                              _ body: () async throws -> R) async throws -> R {
+        try await FileLock.withExclusiveLock(for: url, timeout: timeout, isolation: isolation, body)
+    }
+}
+
+/// A document in a `MemoryFolder`.
+final class MemoryDocumentBackend: DocumentBackend {
+    let folder: MemoryFolder
+    let fileName: String
+    let url: URL
+    let monitor: FileChangeMonitor
+
+    init(folder: MemoryFolder, fileName: String) {
+        self.folder = folder
+        self.fileName = fileName
+        url = folder.url(for: fileName)
+        monitor = FileChangeMonitor(url: url, counter: folder.counter(for: fileName))
+    }
+
+    func read() throws(FileStorageError) -> Data? { folder.contents(of: fileName) }
+    func write(_ data: Data) throws(FileStorageError) { folder.setContents(data, of: fileName) }
+    func remove() throws(FileStorageError) {
+        if folder.contents(of: fileName) != nil { folder.setContents(nil, of: fileName) }
+    }
+
+    func moveAside(label: String) throws(FileStorageError) -> URL {
+        let base = "\(fileName).\(label)-\(DurableFile.timestamp())"
+        var name = base
+        var attempt = 1
+        while folder.contents(of: name) != nil {
+            attempt += 1
+            name = "\(base)-\(attempt)"
+        }
+        folder.move(fileName, to: name)
+        return folder.url(for: name)
+    }
+
+    func prepareForWrite() throws(FileStorageError) -> Bool { false }
+
+    func withExclusiveLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
+        let deadline = ContinuousClock.now + timeout
+        var pause = FileLock.Pause()
+        while !folder.tryLock(fileName) {
+            guard ContinuousClock.now < deadline else { throw FileLock.timeoutError(url, timeout) }
+            usleep(UInt32(pause.next()))
+        }
+        defer { folder.unlock(fileName) }
+        return try body()
+    }
+
+    func withExclusiveLock<R>(timeout: Duration, isolation: isolated (any Actor)?,
+                              _ body: () async throws -> R) async throws -> R {
+        let deadline = ContinuousClock.now + timeout
+        var pause = FileLock.Pause()
+        while !folder.tryLock(fileName) {
+            guard ContinuousClock.now < deadline else { throw FileLock.timeoutError(url, timeout) }
+            try await Task.sleep(for: .microseconds(pause.next()))
+        }
+        defer { folder.unlock(fileName) }
+        return try await body()
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import PlistCodec
+import Synchronization
+
+/// One property-list document under FileStorageKit's rules: the seam every file-backed store is built on.
+///
+/// A document owns what each store would otherwise hand-code around its file:
+/// - **Reads** (`read()`), cached: the decoded content is kept with the monitor's change token and the
+///   bytes it came from, so a read while nothing changed costs one atomic load, and a change that
+///   left the bytes equal (a store's own write seen again through inotify) costs no decode.
+/// - **Read-modify-write** (`update(_:)`, synchronous or `async`) under the exclusive lock: the newest
+///   bytes are read under the lock, the body changes the content, and the result is written durably
+///   (`DurableFile`) only when its bytes differ. Concurrent writers in any process never interleave.
+/// - **One re-entrancy rule**: the lock is re-entrant within a thread or task (a `withLock` or `update`
+///   inside another one for the same document runs directly), but an `update` nested inside another
+///   `update`'s body throws `FileStorageError.nestedUpdate`: the outer write would overwrite it.
+/// - **Corrupt files** (`CorruptFilePolicy`): reported as `.corrupt` and never overwritten, or moved
+///   aside (`DurableFile.moveAside`) and reported to `onCorruptFile`, the store going on from empty.
+/// - **Stale temporary files** from killed writers are removed by the writes (`DurableFile`).
+/// - **Change deliveries** (`onChange(_:)`), pushed from the inotify thread through FileStorageKit's
+///   change thread: another process's write reaches a store even while the cooperative pool is blocked.
+///
+/// The same document lives on disk (`StorageFolder.folder(_:)` and the standard folders) or in a
+/// `MemoryFolder` (`.memory(_:)`) with the same semantics, so store tests need no disk.
+///
+/// ```swift
+/// let counter = PlistDocument<[String: Int]>(fileName: "count.plist", in: .folder(folder), coding: .init(
+///     empty: { [:] },
+///     decode: { try PlistDecoder().decode([String: Int].self, from: $0) },
+///     encode: { new, _ in try PlistEncoder().encode(new) }))
+/// try counter.update { $0["launches", default: 0] += 1 }
+/// let subscription = counter.onChange { print("changed") }
+/// ```
+public final class PlistDocument<Content>: @unchecked Sendable {
+    /// How the document's content is made from bytes and back.
+    public struct Coding {
+        /// The content when there is no file.
+        public var empty: () -> Content
+        /// Decodes bytes. A `PlistError` (or an error wrapping one) means the bytes are corrupt; a
+        /// `FileStorageError` is passed on as it is; any other error becomes `.decodingFailed`.
+        public var decode: (Data) throws -> Content
+        /// Encodes `new` (the content after an update; `old` is what it was before). `nil` means
+        /// "nothing to write"; bytes equal to the file's are not written either.
+        public var encode: (_ new: Content, _ old: Content) throws -> Data?
+        /// What a reader should see after `bytes` were written from `content` (by default `content`);
+        /// a store whose format loses precision (XML dates) decodes the bytes again.
+        public var written: ((_ bytes: Data, _ content: Content) -> Content)?
+
+        /// Creates a coding from its parts.
+        public init(empty: @escaping () -> Content, decode: @escaping (Data) throws -> Content,
+                    encode: @escaping (_ new: Content, _ old: Content) throws -> Data?,
+                    written: ((_ bytes: Data, _ content: Content) -> Content)? = nil) {
+            self.empty = empty
+            self.decode = decode
+            self.encode = encode
+            self.written = written
+        }
+    }
+
+    /// What a document does with bytes that are not a valid property list of its shape.
+    public enum CorruptFilePolicy: Sendable, Equatable {
+        /// Reads and updates throw `FileStorageError.corrupt`; the file is never overwritten.
+        case report
+        /// The file is renamed to `<name>.<label>-<timestamp>` under the lock, `onCorruptFile` is told,
+        /// and the document goes on as if there were no file.
+        case moveAside(label: String)
+    }
+
+    private struct Cache {
+        var token: UInt64
+        var bytes: Data?
+        var content: Content
+    }
+
+    /// The file (for a memory document, `/<folder name>/<file name>`).
+    public let url: URL
+    /// How long a write waits for another writer's lock.
+    public let lockTimeout: Duration
+    /// What happens to corrupt bytes.
+    public let corruptFilePolicy: CorruptFilePolicy
+    /// Told (on the thread that found it) when a corrupt file was moved aside: the `.corrupt` error,
+    /// and where the bytes went (`nil` if the rename failed; the read or update then throws why).
+    public let onCorruptFile: (@Sendable (FileStorageError, URL?) -> Void)?
+
+    let backend: any DocumentBackend
+    /// The backend's current monitor, unretained for a lock-free hot path (the backend keeps every
+    /// monitor it ever used alive), and how many times it was replaced.
+    private let currentMonitor: Atomic<Unmanaged<FileChangeMonitor>>
+    private let monitorGeneration = Atomic<UInt64>(0)
+    private let coding: Coding
+    private let lockKey: String
+    private let state = NSLock()
+    // Guarded by `state`.
+    private var cache: Cache?
+    private var writes = 0
+    private var listeners: [UInt64: @Sendable () -> Void] = [:]
+    private var nextListener: UInt64 = 0
+    private var monitorSubscription: ChangeSubscription?
+
+    /// Opens the document `fileName` in `folder`; nothing is created until the first write.
+    public init(fileName: String, in folder: StorageFolder, appName: String = AppDirectories.programName,
+                lockTimeout: Duration = FileLock.defaultTimeout, corruptFilePolicy: CorruptFilePolicy = .report,
+                onCorruptFile: (@Sendable (FileStorageError, URL?) -> Void)? = nil, coding: Coding) {
+        switch folder.kind {
+        case .memory(let memory):
+            backend = MemoryDocumentBackend(folder: memory, fileName: fileName)
+        default:
+            backend = FileDocumentBackend(url: folder.url(appName: appName).appendingPathComponent(fileName))
+        }
+        url = backend.url
+        currentMonitor = Atomic(Unmanaged.passUnretained(backend.monitor))
+        lockKey = folder.isMemory ? "memory:" + url.path : url.path
+        self.lockTimeout = lockTimeout
+        self.corruptFilePolicy = corruptFilePolicy
+        self.onCorruptFile = onCorruptFile
+        self.coding = coding
+    }
+
+    /// Opens the document at `url` on disk.
+    public convenience init(url: URL, lockTimeout: Duration = FileLock.defaultTimeout,
+                            corruptFilePolicy: CorruptFilePolicy = .report,
+                            onCorruptFile: (@Sendable (FileStorageError, URL?) -> Void)? = nil, coding: Coding) {
+        self.init(fileName: url.lastPathComponent, in: .folder(url.deletingLastPathComponent()),
+                  lockTimeout: lockTimeout, corruptFilePolicy: corruptFilePolicy, onCorruptFile: onCorruptFile,
+                  coding: coding)
+    }
+
+    /// The monitor whose `changeToken` moves whenever the document may have changed (one atomic load
+    /// with inotify; stores check it on their hot paths).
+    public var monitor: FileChangeMonitor { currentMonitor.load(ordering: .acquiring).takeUnretainedValue() }
+
+    /// A value that changes whenever the document may have changed: the monitor's token, and a new
+    /// range of values whenever the monitor is replaced (the first write switches a document whose
+    /// folder did not exist to inotify). Lock-free: stores check it on every get.
+    public var changeToken: UInt64 {
+        let token = currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.changeToken }
+        return token ^ (monitorGeneration.load(ordering: .acquiring) << 56)
+    }
+
+    /// Documents written by this instance (bytes that differed from the file's).
+    public var writeCount: Int { state.withLock { writes } }
+
+    // MARK: Reading
+
+    /// The content: from memory when the change token has not moved since the last read, else read
+    /// from the file (without the lock: every write replaces the file by a rename, so a read sees one
+    /// whole version). No file gives `coding.empty()`.
+    ///
+    /// - Throws: `.corrupt` (policy `.report`), `.decodingFailed`, or the read's `FileStorageError`.
+    public func read() throws(FileStorageError) -> Content {
+        let token = changeToken
+        if let content = state.withLock({ cache?.token == token ? cache?.content : nil }) { return content }
+        return try load(token: token, locked: false)
+    }
+
+    /// The content read from the file now, whatever the change token says.
+    public func readFresh() throws(FileStorageError) -> Content {
+        try load(token: changeToken, locked: false)
+    }
+
+    /// Reads the bytes and decodes them unless they are the cached ones.
+    private func load(token: UInt64, locked: Bool) throws(FileStorageError) -> Content {
+        let bytes = try backend.read()
+        if let content = state.withLock({ () -> Content? in
+            guard var known = cache, known.bytes == bytes else { return nil }
+            known.token = token
+            cache = known
+            return known.content
+        }) { return content }
+        guard let bytes else { return remember(token: token, bytes: nil, content: coding.empty()) }
+        do {
+            return remember(token: token, bytes: bytes, content: try decode(bytes))
+        } catch {
+            guard case .corrupt = error, case .moveAside(let label) = corruptFilePolicy else { throw error }
+            try quarantine(bytes, label: label, error: error, locked: locked)
+            return coding.empty()
+        }
+    }
+
+    private func remember(token: UInt64, bytes: Data?, content: Content) -> Content {
+        state.withLock { cache = Cache(token: token, bytes: bytes, content: content) }
+        return content
+    }
+
+    private func decode(_ bytes: Data) throws(FileStorageError) -> Content {
+        do {
+            return try coding.decode(bytes)
+        } catch let error as FileStorageError {
+            throw error
+        } catch {
+            if let malformed = PlistError.found(in: error) { throw .corrupt(url, malformed) }
+            throw .decodingFailed(url, "\(error)")
+        }
+    }
+
+    /// Moves `bytes` aside if the file still holds them (another writer may have replaced it).
+    private func quarantine(_ bytes: Data, label: String, error: FileStorageError, locked: Bool) throws(FileStorageError) {
+        let move = { [self] () throws(FileStorageError) -> URL? in
+            guard try backend.read() == bytes else { return nil }
+            return try backend.moveAside(label: label)
+        }
+        do {
+            let movedTo: URL?
+            if locked {
+                movedTo = try move()
+            } else {
+                movedTo = try withLockTyped { () throws(FileStorageError) in try move() }
+            }
+            if let movedTo { onCorruptFile?(error, movedTo) }
+        } catch let failure {
+            onCorruptFile?(error, nil)
+            throw failure
+        }
+    }
+
+    // MARK: Writing
+
+    /// Reads the newest content under the exclusive lock, lets `body` change it, and writes the result
+    /// durably when its bytes differ from the file's. Returns what `body` returned.
+    ///
+    /// - Throws: `body`'s error (nothing is written), `.nestedUpdate` inside another `update` of this
+    ///   document, `.corrupt` (policy `.report`), `.lockTimeout`, or the write's `FileStorageError`.
+    @discardableResult
+    public func update<R>(_ body: (inout Content) throws -> R) throws -> R {
+        return try withLock { try updateLocked(body) }
+    }
+
+    /// The same, waiting for the lock with `Task.sleep`, so a waiting task never holds a pool thread.
+    @discardableResult
+    public func update<R>(isolation: isolated (any Actor)? = #isolation,
+                          _ body: (inout Content) throws -> R) async throws -> R {
+        return try await withLock(isolation: isolation) { try updateLocked(body) }
+    }
+
+    /// Runs `body` holding the document's exclusive lock, re-entrantly: inside another `withLock` or
+    /// `update` of this document on the same thread or task, `body` runs directly. Creates the folder
+    /// when missing (the lock lives beside the file).
+    public func withLock<R>(_ body: () throws -> R) throws -> R {
+        if DocumentLocks.held.contains(lockKey) { return try body() }
+        try prepareForWrite()
+        return try backend.withExclusiveLock(timeout: lockTimeout) {
+            try DocumentLocks.$held.withValue(DocumentLocks.held.union([lockKey])) { try body() }
+        }
+    }
+
+    /// The same, waiting for the lock with `Task.sleep`.
+    public func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () throws -> R) async throws -> R {
+        if DocumentLocks.held.contains(lockKey) { return try body() }
+        try prepareForWrite()
+        let key = lockKey
+        return try await backend.withExclusiveLock(timeout: lockTimeout, isolation: isolation) { () async throws -> R in
+            try DocumentLocks.$held.withValue(DocumentLocks.held.union([key])) { try body() }
+        }
+    }
+
+    private func withLockTyped<R>(_ body: () throws(FileStorageError) -> R) throws(FileStorageError) -> R {
+        do {
+            return try withLock { try body() }
+        } catch let error as FileStorageError {
+            throw error
+        } catch {
+            throw .io(url, operation: "lock", errno: 0)
+        }
+    }
+
+    /// Creates the folder before a write (and lets the monitor start using inotify).
+    private func prepareForWrite() throws(FileStorageError) {
+        if try backend.prepareForWrite() {
+            // A new monitor counts from zero: move to a new token range, and listen to the new one.
+            currentMonitor.store(Unmanaged.passUnretained(backend.monitor), ordering: .releasing)
+            monitorGeneration.add(1, ordering: .releasing)
+            state.withLock {
+                cache?.token = .max
+                if monitorSubscription != nil { monitorSubscription = subscribeToMonitor() }
+            }
+        }
+    }
+
+    private func updateLocked<R>(_ body: (inout Content) throws -> R) throws -> R {
+        guard !DocumentLocks.updating.contains(lockKey) else { throw FileStorageError.nestedUpdate(url) }
+        let token = changeToken
+        let bytes = try backend.read()
+        let old: Content
+        if let bytes {
+            old = try state.withLock({ cache?.bytes == bytes ? cache?.content : nil })
+                ?? loadLocked(bytes, token: token)
+        } else {
+            old = coding.empty()
+        }
+        var content = old
+        let result = try DocumentLocks.$updating.withValue(DocumentLocks.updating.union([lockKey])) {
+            try body(&content)
+        }
+        let encoded: Data?
+        do {
+            encoded = try coding.encode(content, old)
+        } catch let error as FileStorageError {
+            throw error
+        } catch {
+            throw FileStorageError.encodingFailed(url, "\(error)")
+        }
+        guard let encoded, encoded != bytes else {
+            _ = remember(token: token, bytes: bytes, content: encoded == nil ? old : content)
+            return result
+        }
+        try backend.write(encoded)
+        let shown = coding.written?(encoded, content) ?? content
+        state.withLock {
+            cache = Cache(token: token, bytes: encoded, content: shown)
+            writes += 1
+        }
+        return result
+    }
+
+    /// Decodes bytes read under the lock; a corrupt file is moved aside there (policy permitting).
+    private func loadLocked(_ bytes: Data, token: UInt64) throws(FileStorageError) -> Content {
+        do {
+            return remember(token: token, bytes: bytes, content: try decode(bytes))
+        } catch {
+            guard case .corrupt = error, case .moveAside(let label) = corruptFilePolicy else { throw error }
+            try quarantine(bytes, label: label, error: error, locked: true)
+            return coding.empty()
+        }
+    }
+
+    /// Removes the file under the lock; a missing file is not an error.
+    public func remove() throws(FileStorageError) {
+        try withLockTyped { () throws(FileStorageError) in
+            try backend.remove()
+            state.withLock { cache = nil }
+        }
+    }
+
+    // MARK: Changes
+
+    /// Calls `listener` on FileStorageKit's change thread soon after the file may have changed, by
+    /// this process or another (several changes may be told once; a listener re-reads with `read()`).
+    /// Deliveries do not need Swift's cooperative pool. They stop when the subscription is cancelled
+    /// or released.
+    public func onChange(_ listener: @escaping @Sendable () -> Void) -> ChangeSubscription {
+        let id = state.withLock {
+            let id = nextListener
+            nextListener += 1
+            listeners[id] = listener
+            if monitorSubscription == nil { monitorSubscription = subscribeToMonitor() }
+            return id
+        }
+        return ChangeSubscription { [weak self] in
+            guard let self else { return }
+            let stale = state.withLock { () -> ChangeSubscription? in
+                listeners[id] = nil
+                guard listeners.isEmpty else { return nil }
+                defer { monitorSubscription = nil }
+                return monitorSubscription
+            }
+            stale?.cancel()
+        }
+    }
+
+    /// The changes as an async sequence (one element per delivery), until the stream is dropped.
+    public func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let subscription = onChange { continuation.yield() }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// Caller holds `state`.
+    private func subscribeToMonitor() -> ChangeSubscription {
+        backend.monitor.addListener { [weak self] in
+            guard let self else { return }
+            for listener in state.withLock({ Array(listeners.values) }) { listener() }
+        }
+    }
+}
+
+/// The documents whose lock this thread or task holds, and those inside an `update` body.
+enum DocumentLocks {
+    @TaskLocal static var held: Set<String> = []
+    @TaskLocal static var updating: Set<String> = []
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Walks a `bplist00` file's objects depth first from the top object, checking each, and hands
+/// them to `sink`.
+///
+/// This is the only walk of the object table: the reader (`BinaryPlistTreeSink`), the validator
+/// (`BinaryPlistValidator`) and the binary-to-XML stream (`BinaryToXMLStream`) are its sinks, so
+/// they apply the same checks in the same order and throw the same `PlistError` (kind, message and
+/// location): references and offsets inside the file, counts that fit it, the depth limit, cycles,
+/// and dictionary keys that are strings. A dictionary's keys are walked before its values.
+///
+/// Per object it keeps one byte of state and the height of its subtree (0 for scalars), so an
+/// object referenced many times is checked once, and a sink that shares objects gets it once. The
+/// walk recurses once per level of nesting, which `maxDepth` bounds.
+///
+/// ```swift
+/// let tree = try doc.walk(maxDepth: 512, into: BinaryPlistTreeSink(objectCount: doc.numObjects))
+/// ```
+struct BinaryPlistWalker<Bytes: RandomAccessCollection, Sink: BinaryPlistSink>
+where Bytes.Element == UInt8, Bytes.Index == Int {
+    private enum Mark: UInt8 {
+        case unvisited = 0, inProgress, string, otherScalar, array, dictionary
+    }
+
+    let doc: BinaryPlistFile<Bytes>
+    let maxDepth: Int
+    var sink: Sink
+    private var marks: [UInt8]
+    /// The height of each walked container's subtree (0 for scalars), for the depth limit.
+    private var heights: [Int32]
+
+    init(doc: BinaryPlistFile<Bytes>, maxDepth: Int, sink: Sink) {
+        self.doc = doc
+        self.maxDepth = maxDepth
+        self.sink = sink
+        marks = [UInt8](repeating: Mark.unvisited.rawValue, count: doc.numObjects)
+        heights = [Int32](repeating: 0, count: doc.numObjects)
+    }
+
+    /// Walks the whole file from its top object.
+    mutating func walk() throws {
+        _ = try visit(doc.topObject, depth: 0, site: doc.bytes.count - 16)
+    }
+
+    /// Walks object `index` at nesting `depth`, referenced from byte `site`; returns the height of
+    /// its subtree.
+    private mutating func visit(_ index: Int, depth: Int, site: Int) throws -> Int {
+        if index >= 0, index < marks.count, marks[index] > Mark.inProgress.rawValue, !sink.expandsSharedObjects {
+            let height = Int(heights[index])
+            guard depth + height <= maxDepth else { throw tooDeep(site) }
+            try sink.shared(object: index)
+            return height
+        }
+        let offset = try doc.offset(of: index, referencedAt: site)
+        let marker = doc.bytes[offset]
+        let high = marker >> 4, low = marker & 0x0F
+        guard high == 0xA || high == 0xD else {
+            let scalar = try BinaryScalar.read(doc, at: offset)
+            if case .string = scalar { marks[index] = Mark.string.rawValue } else { marks[index] = Mark.otherScalar.rawValue }
+            try sink.scalar(scalar, object: index)
+            return 0
+        }
+        guard depth < maxDepth else { throw tooDeep(offset) }
+        guard marks[index] != Mark.inProgress.rawValue else {
+            throw PlistError(.cycle, "binary plist: object \(index) contains itself", at: .byte(site))
+        }
+        marks[index] = Mark.inProgress.rawValue
+        let (count, start) = try doc.count(nibble: low, markerAt: offset)
+        let isDict = high == 0xD
+        let refs = isDict ? 2 * count : count
+        let (total, overflow) = refs.multipliedReportingOverflow(by: doc.objectRefSize)
+        guard !overflow else { throw PlistError(.outOfRange, "binary plist: count \(count) is larger than the file", at: .byte(offset)) }
+        try doc.checkRange(start, total, what: "a list of \(count) references")
+        try sink.openContainer(object: index, isDictionary: isDict, count: count)
+        var height = 0
+        if isDict {
+            for i in 0..<count {
+                let keySite = start + i * doc.objectRefSize
+                let key = doc.ref(at: start, i)
+                _ = try visit(key, depth: depth + 1, site: keySite)
+                if marks[key] != Mark.string.rawValue {
+                    throw PlistError(.malformed, "binary plist: dictionary key \(i) of object \(index) is a \(try kindName(key)), not a string", at: .byte(keySite))
+                }
+            }
+            for i in try sink.valueOrder(count: count) {
+                let valueSite = start + (count + i) * doc.objectRefSize
+                height = max(height, try visit(doc.ref(at: start, count + i), depth: depth + 1, site: valueSite) + 1)
+            }
+        } else {
+            for i in 0..<count {
+                height = max(height, try visit(doc.ref(at: start, i), depth: depth + 1, site: start + i * doc.objectRefSize) + 1)
+            }
+        }
+        marks[index] = isDict ? Mark.dictionary.rawValue : Mark.array.rawValue
+        heights[index] = Int32(clamping: max(height, 1))
+        try sink.closeContainer(object: index)
+        return max(height, 1)
+    }
+
+    /// The kind name of an object already walked, as `PlistValue.kindName` spells it.
+    private func kindName(_ index: Int) throws -> String {
+        switch Mark(rawValue: marks[index]) {
+        case .array: return "array"
+        case .dictionary: return "dict"
+        default: return try BinaryScalar.read(doc, at: doc.offset(of: index, referencedAt: 0)).kindName
+        }
+    }
+
+    private func tooDeep(_ offset: Int) -> PlistError {
+        PlistError(.tooDeep, "binary plist: nesting deeper than the limit of \(maxDepth)", at: .byte(offset))
+    }
+}
+
+extension BinaryPlistFile {
+    /// Walks the file into `sink` and returns the sink.
+    ///
+    /// - Throws: The `PlistError` of the first object that fails a check, or what `sink` throws.
+    func walk<Sink: BinaryPlistSink>(maxDepth: Int, into sink: Sink) throws -> Sink {
+        var walker = BinaryPlistWalker(doc: self, maxDepth: maxDepth, sink: sink)
+        try walker.walk()
+        return walker.sink
+    }
+}
