@@ -1,5 +1,15 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+
+// Inside `ParsableCommand`, `exit` names ArgumentParser's `exit(withError:)`: the C function needs its module.
+private func endProcess(_ status: Int32) -> Never { Glibc.exit(status) }
+#elseif canImport(Darwin)
+import Darwin
+
+private func endProcess(_ status: Int32) -> Never { Darwin.exit(status) }
+#endif
 
 /// A subcommand that does its work on the streams it is handed, so a program, the tour and a test
 /// all run the same code (``ParsableCommand/run(arguments:streams:)``).
