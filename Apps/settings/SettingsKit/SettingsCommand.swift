@@ -126,7 +126,8 @@ extension SettingsCommand {
         }
     }
 
-    /// `settings watch`: prints the computed values each time they change, from any process.
+    /// `settings watch`: prints the computed values each time they change, from any process (a
+    /// notification that leaves them as they were last printed prints nothing).
     ///
     /// Cancelling the task that runs it ends it at once (`CancellationError`).
     struct Watch: StreamingCommand {
@@ -146,13 +147,19 @@ extension SettingsCommand {
             let (count, timeout) = (count, timeout)
             try await location.withModels(streams) { models in
                 let (changes, continuation) = AsyncStream<String>.makeStream()
+                let initial = Self.computedLines(models)
                 let subscription = GraphSubscription({ Self.computedLines(models) }, onChange: { continuation.yield($0) })
                 defer { subscription.cancel() }
                 streams.print("ready")
                 let seen = try await withTimeLimit(seconds: timeout) {
                     var seen = 0
+                    var last = initial
                     guard count > 0 else { return seen }
-                    for await lines in changes {
+                    // One change can arrive twice in a process that also writes the suite (through the
+                    // suite object it shares, and through the file's change delivery): values the watch
+                    // has printed already are not a change.
+                    for await lines in changes where lines != last {
+                        last = lines
                         streams.print(lines)
                         streams.print("--")
                         seen += 1
