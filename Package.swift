@@ -110,7 +110,7 @@ let package = Package(
         // Every app's commands, run in-process (and a few as the built programs), and the tour's helpers.
         tests("AppTests", dependencies: ["ProfileKit", "FlashcardsKit", "SettingsKit", "SettingsModels", "PlistTool", "OrdersKit",
                                          "ShapesKit", "TourKit", "CommandSupport", "PlistCodec", "StateGraph", "DocumentStore",
-                                         "TestSupport"]),
+                                         "TestSupport", argumentParser]),
         // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).
         .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"],
                          path: "Tests/StorageProbe"),
@@ -130,10 +130,10 @@ let package = Package(
                                                   .product(name: "PostgresNIO", package: "postgres-nio")]),
         // A replicator the DocumentSync tests start and kill.
         .executableTarget(name: "sync-probe", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncProbe"),
-        // A child process the CollectionStore tests start.
         // Blocks the cooperative pool and waits for other processes' changes (FileStorageKitTests' PoolBlockedTests).
         .executableTarget(name: "pool-probe", dependencies: ["FileStorageKit", "ModelPersistence", "CollectionStore"],
                           path: "Tests/PoolProbe"),
+        // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]

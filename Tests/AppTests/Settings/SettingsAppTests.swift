@@ -1,4 +1,3 @@
-import FileStorageKit
 import Foundation
 import SettingsKit
 import SettingsModels
