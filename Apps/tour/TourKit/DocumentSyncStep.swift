@@ -12,8 +12,12 @@ struct DocumentSyncStep: TourStep {
     }
 
     /// `ci/postgres` in this package (the tour runs from its checkout: `swift run tour`).
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("ci/postgres")
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()   // TourKit
+        .deletingLastPathComponent()   // tour
+        .deletingLastPathComponent()   // Apps
+        .deletingLastPathComponent()   // the package
+        .appendingPathComponent("ci/postgres")
 
     func run(_ context: TourContext) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/initdb"),

@@ -143,6 +143,14 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: temp.folder("Plist").appendingPathComponent("Info.plist").path))
     }
 
+    /// The DocumentSync step starts its server with `ci/postgres`, found from its own source file: a
+    /// wrong path silently skips the step ("PostgreSQL 15 is not installed").
+    @Test func theDocumentSyncStepFindsCiPostgres() {
+        #expect(FileManager.default.isExecutableFile(atPath: DocumentSyncStep.script.path)
+                || FileManager.default.fileExists(atPath: DocumentSyncStep.script.path), "\(DocumentSyncStep.script.path)")
+        #expect(DocumentSyncStep.script.path == Fixtures.root.deletingLastPathComponent().appendingPathComponent("ci/postgres").path)
+    }
+
     @Test @MainActor func optionsAndChildFlags() async throws {
         let help = await TourKit.Tour.runCaptured(["--help"])
         #expect(help.status == 0 && help.output == TourOptions.usage + "\n", "\(help)")
