@@ -168,13 +168,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
             return known.content
         }) { return content }
         guard let bytes else { return remember(token: token, bytes: nil, content: coding.empty()) }
-        do {
-            return remember(token: token, bytes: bytes, content: try decode(bytes))
-        } catch {
-            guard case .corrupt = error, case .moveAside(let label) = corruptFilePolicy else { throw error }
-            try quarantine(bytes, label: label, error: error, locked: locked)
-            return coding.empty()
-        }
+        return try decodeRemembering(bytes, token: token, locked: locked)
     }
 
     private func remember(token: UInt64, bytes: Data?, content: Content) -> Content {
@@ -283,7 +277,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         let old: Content
         if let bytes {
             old = try state.withLock({ cache?.bytes == bytes ? cache?.content : nil })
-                ?? loadLocked(bytes, token: token)
+                ?? decodeRemembering(bytes, token: token, locked: true)
         } else {
             old = coding.empty()
         }
@@ -312,13 +306,14 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         return result
     }
 
-    /// Decodes bytes read under the lock; a corrupt file is moved aside there (policy permitting).
-    private func loadLocked(_ bytes: Data, token: UInt64) throws(FileStorageError) -> Content {
+    /// Decodes `bytes` and caches them; a corrupt file is moved aside (policy permitting), taking the
+    /// lock unless the caller holds it (`locked`), and the content is then empty.
+    private func decodeRemembering(_ bytes: Data, token: UInt64, locked: Bool) throws(FileStorageError) -> Content {
         do {
             return remember(token: token, bytes: bytes, content: try decode(bytes))
         } catch {
             guard case .corrupt = error, case .moveAside(let label) = corruptFilePolicy else { throw error }
-            try quarantine(bytes, label: label, error: error, locked: true)
+            try quarantine(bytes, label: label, error: error, locked: locked)
             return coding.empty()
         }
     }

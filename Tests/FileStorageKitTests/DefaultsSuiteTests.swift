@@ -379,8 +379,10 @@ private final class KeyLog: Sendable {
 @Suite struct AsyncWriterTests {
     @Test func manyTasksIncrementThroughTheAsyncWriters() async throws {
         let temp = try TemporaryFolder()
-        let suite = DefaultsSuite(suiteName: "async", folder: temp.url)
-        let storage = PlistFileStorage()
+        // The lock is not fair (waiters back off at random), so one of 24 tasks may wait long on a
+        // loaded 2-core run: a generous timeout, since finishing, not speed, is the point.
+        let suite = DefaultsSuite(suiteName: "async", folder: temp.url, lockTimeout: .seconds(120))
+        let storage = PlistFileStorage(lockTimeout: .seconds(120))
         let file = temp.file("counter.plist")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<24 {

@@ -177,7 +177,8 @@ private final class Flag: Sendable {
             try? FileLock.withExclusiveLock(for: url) {
                 holding.value.store(true, ordering: .releasing)
                 // Generous: tests running in parallel may hold the 2 pool threads in blocking waits for a while.
-                let ok = waitUntil(timeout: .seconds(45)) { progress.count >= 20 }
+                // Generous: the whole suite shares this process's pool, and other tests may hold its threads.
+                let ok = waitUntil(timeout: .seconds(120)) { progress.count >= 20 }
                 sawProgress.value.store(ok, ordering: .releasing)
             }
         }
@@ -206,7 +207,7 @@ private final class Flag: Sendable {
             // The deadline: if the contenders have not all finished by then, cancel them (their waits
             // end with CancellationError) and fail, rather than hang the test run.
             group.addTask {
-                try? await Task.sleep(for: .seconds(150))
+                try? await Task.sleep(for: .seconds(240))
                 return false
             }
             var finished = 0
