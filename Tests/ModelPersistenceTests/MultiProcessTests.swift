@@ -65,7 +65,7 @@ struct MultiProcessTests {
         let temp = try TemporaryFolder(prefix: "mp-multi-seen-there")
         let model = model(in: temp.url)
         let deadline = ContinuousClock.now + Self.deadline
-        let child = try ChildProcess.start(try modelProbe(), ["wait-for", temp.url.path, "a", "from the test", "60"])
+        let child = try ChildProcess.start(try modelProbe(), ["wait-for", temp.url.path, "a", "from the test", "600"])
         // The probe has loaded the file as it was: what it sees next comes from a reload.
         let ready = try await child.waitForLine(deadline: deadline) { $0.hasPrefix("ready") }
         #expect(ready == "ready a=")

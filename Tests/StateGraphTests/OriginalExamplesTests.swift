@@ -317,7 +317,7 @@ struct SettingsProgram {
     func settings(_ subcommand: String, _ rest: String..., folder: TemporaryFolder) async throws -> Run {
         let arguments = [subcommand, "--folder", folder.url.path] + rest
         let child = try ChildProcess.start(try ChildProcess.builtProgram("settings"), arguments)
-        let termination = try await child.waitForExit(deadline: .now + .seconds(60))
+        let termination = try await child.waitForExit(deadline: .now + .seconds(180))
         return Run(arguments: arguments, termination: termination, output: child.standardOutput, errors: child.standardError)
     }
 }

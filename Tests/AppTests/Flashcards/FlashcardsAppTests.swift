@@ -76,13 +76,13 @@ import TestSupport
         let program = try ChildProcess.builtProgram("flashcards").path
         let child = try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"),
                                            ["-c", script, "sh", "Hello\nthanks", program, "quiz", "--folder", temp.url.path, "Spanish"])
-        let termination = try await child.waitForExit(deadline: .now + .seconds(60))
+        let termination = try await child.waitForExit(deadline: .now + .seconds(180))
         #expect(termination == .exited(0), "\(child.standardError)")
         #expect(child.standardOutput == "hola? right\ngracias? wrong: thank you\n1 of 2 right\n", "\(child.standardOutput)")
         // No answer left for a card: the quiz ends there, counting what was asked.
         let short = try ChildProcess.start(URL(fileURLWithPath: "/bin/sh"),
                                            ["-c", script, "sh", "thank you\n", program, "quiz", "--folder", temp.url.path, "Spanish"])
-        #expect(try await short.waitForExit(deadline: .now + .seconds(60)) == .exited(0), "\(short.standardError)")
+        #expect(try await short.waitForExit(deadline: .now + .seconds(180)) == .exited(0), "\(short.standardError)")
         #expect(short.standardOutput == "gracias? right\nhola? \n1 of 1 right\n", "\(short.standardOutput)")
     }
 }

@@ -72,14 +72,14 @@ import TestSupport
         let store = try await importedStore(20, seed: 5, in: folder)
 
         let watcher = try ChildProcess.start(try ChildProcess.builtProgram("orders"),
-                                             ["watch", "--folder", store, "--count", "3", "--seconds", "60"])
-        let ready = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
+                                             ["watch", "--folder", store, "--count", "3", "--seconds", "600"])
+        let ready = try await watcher.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("watching") }
         #expect(ready.hasPrefix("watching 20 orders in "))
         let set = try await BuiltProgram.run("orders", ["set-status", "--folder", store, "4", "zz-test"])  // a new section: a delete and an insert
         #expect(set.termination == .exited(0))
         let deleted = try await BuiltProgram.run("orders", ["delete", "--folder", store, "7"])
         #expect(deleted.termination == .exited(0))
-        let ended = try await watcher.waitForExit(deadline: .now + .seconds(60))
+        let ended = try await watcher.waitForExit(deadline: .now + .seconds(180))
         #expect(ended == .exited(0), "\(watcher.standardError)")
         let changes = watcher.outputLines.dropFirst()
         #expect(changes.contains { $0.hasPrefix("insert") && $0.contains("#4 zz-test") }, "\(watcher.outputLines)")
@@ -90,15 +90,15 @@ import TestSupport
         let folder = try TemporaryFolder(prefix: "orders-watch-task")
         let store = try await importedStore(10, seed: 9, in: folder)
         let watch = OrdersCommand.start(["watch", "--folder", store])
-        let ready = try await watch.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
+        let ready = try await watch.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("watching") }
         #expect(ready.hasPrefix("watching 10 orders in "), "\(ready)")
         // Another manager in this process changes order 3: a new status is a new section.
         #expect(await run(["set-status", "--folder", store, "3", "zz-test"]).status == 0)
-        try await watch.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("insert") && $0.contains("#3 zz-test") }
+        try await watch.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("insert") && $0.contains("#3 zz-test") }
 
         // No --count, no --seconds: it would watch forever; cancelling its task ends it at once.
         watch.cancel()
-        let status = try await watch.waitForExit(deadline: .now + .seconds(10))
+        let status = try await watch.waitForExit(deadline: .now + .seconds(180))
         #expect(status == OrdersCommand.cancelledStatus, "\(watch.captured.errors)")
     }
 

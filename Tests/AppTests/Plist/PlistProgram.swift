@@ -34,7 +34,7 @@ enum PlistProgram {
     /// Runs the built `plist` program (`swift build --build-tests` put it beside the tests) and waits for it to end.
     static func runProgram(_ arguments: [String]) async throws -> Run {
         let child = try ChildProcess.start(try ChildProcess.builtProgram("plist"), arguments)
-        let termination = try await child.waitForExit(deadline: .now + .seconds(60))
+        let termination = try await child.waitForExit(deadline: .now + .seconds(180))
         return Run(arguments: arguments, termination: termination, output: child.standardOutput, errors: child.standardError)
     }
 }

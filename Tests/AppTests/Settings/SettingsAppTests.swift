@@ -98,11 +98,11 @@ struct SettingsAppTests {
     func watchingProcessSeesWrite() async throws {
         try await withSettingsFolder { folder in
             let child = try ChildProcess.start(try ChildProcess.builtProgram("settings"),
-                                               ["watch", "--folder", folder.url.path, "--count", "1", "--timeout", "30"])
-            _ = try await child.waitForLine(deadline: .now + .seconds(30), where: { $0 == "ready" })
+                                               ["watch", "--folder", folder.url.path, "--count", "1", "--timeout", "600"])
+            _ = try await child.waitForLine(deadline: .now + .seconds(180), where: { $0 == "ready" })
             let config = AppConfigurationModel()
             config.enableExperimentalFeatures = true
-            let termination = try await child.waitForExit(deadline: .now + .seconds(40))
+            let termination = try await child.waitForExit(deadline: .now + .seconds(180))
             #expect(termination == .exited(0), "stdout: \(child.standardOutput)\nstderr: \(child.standardError)")
             #expect(child.standardOutput.contains("AppConfigurationModel.shouldShowDebugOptions = true"))
         }
@@ -114,12 +114,12 @@ struct SettingsAppTests {
         // In one process a set can reach the watch twice (through the suite shared in the process, and
         // through the file's change delivery); the watch prints computed values only when they differ
         // from what it printed last, so --count 2 means these two changes.
-        let watch = SettingsCommand.start(["watch", "--folder", folder.url.path, "--count", "2", "--timeout", "60"])
-        try await watch.waitForLine(deadline: .now + .seconds(30)) { $0 == "ready" }
+        let watch = SettingsCommand.start(["watch", "--folder", folder.url.path, "--count", "2", "--timeout", "600"])
+        try await watch.waitForLine(deadline: .now + .seconds(180)) { $0 == "ready" }
         #expect(await settings("set", "debugMode", "true", folder: folder).status == 0)
-        try await watch.waitForLine(deadline: .now + .seconds(30)) { $0 == "AppConfigurationModel.shouldShowDebugOptions = true" }
+        try await watch.waitForLine(deadline: .now + .seconds(180)) { $0 == "AppConfigurationModel.shouldShowDebugOptions = true" }
         #expect(await settings("set", "userName", "Ada", folder: folder).status == 0)
-        let status = try await watch.waitForExit(deadline: .now + .seconds(30))
+        let status = try await watch.waitForExit(deadline: .now + .seconds(180))
         #expect(status == 0, "\(watch.captured.output)\n\(watch.captured.errors)")
         let blocks = watch.captured.output.components(separatedBy: "--\n")
         // "ready", the first change's lines, "--", the second's, "--".
@@ -136,9 +136,9 @@ struct SettingsAppTests {
     func cancelledWatchEnds() async throws {
         let folder = try TemporaryFolder(prefix: "settings-app")
         let watch = SettingsCommand.start(["watch", "--folder", folder.url.path, "--count", "5", "--timeout", "600"])
-        try await watch.waitForLine(deadline: .now + .seconds(30)) { $0 == "ready" }
+        try await watch.waitForLine(deadline: .now + .seconds(180)) { $0 == "ready" }
         watch.cancel()
-        let status = try await watch.waitForExit(deadline: .now + .seconds(10))
+        let status = try await watch.waitForExit(deadline: .now + .seconds(180))
         #expect(status == SettingsCommand.cancelledStatus, "\(watch.captured.errors)")
     }
 

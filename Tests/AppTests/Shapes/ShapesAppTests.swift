@@ -177,14 +177,14 @@ import TestSupport
         let store = try TemporaryFolder(prefix: "shapes-watch")
         let small = try await identifier(["add", "circle", "1"], store: store)
         let watcher = try ChildProcess.start(try ChildProcess.builtProgram("shapes"), [
-            "watch", "--kind", "Circle", "--where", "radius > 2", "--count", "1", "--seconds", "60", "--store", store.url.path,
+            "watch", "--kind", "Circle", "--where", "radius > 2", "--count", "1", "--seconds", "600", "--store", store.url.path,
         ])
-        let ready = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("watching") }
+        let ready = try await watcher.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("watching") }
         #expect(ready == "watching: 0 documents")
         // Saves the watcher's query does not match change nothing it prints.
         _ = try await identifier(["add", "circle", "2"], store: store)
         let added = try await identifier(["add", "circle", "5"], store: store)
-        let ended = try await watcher.waitForExit(deadline: .now + .seconds(60))
+        let ended = try await watcher.waitForExit(deadline: .now + .seconds(180))
         #expect(ended == .exited(0), "\(watcher.standardError)")
         #expect(watcher.outputLines == ["watching: 0 documents", "update 1: 1 documents", "  \(added)  Circle  radius 5  area 78.54"],
                 "\(watcher.standardOutput)")
@@ -208,7 +208,7 @@ import TestSupport
         // Generous deadlines: the whole suite shares this process's two pool threads.
         try await watch.waitForLine(deadline: .now + .seconds(120)) { $0 == "watching: 0 documents" }
         watch.cancel()
-        let status = try await watch.waitForExit(deadline: .now + .seconds(60))
+        let status = try await watch.waitForExit(deadline: .now + .seconds(180))
         #expect(status == ShapesCommand.cancelledStatus, "\(watch.captured.errors)")
         #expect(!watch.captured.output.contains("stopped after"), "\(watch.captured.output)")
     }

@@ -20,7 +20,7 @@ enum BuiltProgram {
     /// Runs the program `name` with `arguments` (in `environment`, or this process's) and waits for it to end.
     static func run(_ name: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> ProgramRun {
         let child = try ChildProcess.start(try ChildProcess.builtProgram(name), arguments, environment: environment)
-        let termination = try await child.waitForExit(deadline: .now + .seconds(60))
+        let termination = try await child.waitForExit(deadline: .now + .seconds(180))
         return ProgramRun(arguments: arguments, termination: termination, output: child.standardOutput, errors: child.standardError)
     }
 }
