@@ -97,7 +97,7 @@ private final class Flag: Sendable {
             for _ in 0..<2 {
                 group.addTask {
                     for _ in 0..<iterations {
-                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(120)) {
+                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                             counter.enter()
                             await Task.yield()
                             counter.leave()
@@ -178,7 +178,7 @@ private final class Flag: Sendable {
                 holding.value.store(true, ordering: .releasing)
                 // Generous: tests running in parallel may hold the 2 pool threads in blocking waits for a while.
                 // Generous: the whole suite shares this process's pool, and other tests may hold its threads.
-                let ok = waitUntil(timeout: .seconds(120)) { progress.count >= 20 }
+                let ok = waitUntil(timeout: .seconds(600)) { progress.count >= 20 }
                 sawProgress.value.store(ok, ordering: .releasing)
             }
         }
@@ -188,7 +188,7 @@ private final class Flag: Sendable {
             for _ in 0..<tasks {
                 group.addTask {
                     for _ in 0..<rounds {
-                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(120)) {
+                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                             counter.enter()
                             try await Task.sleep(for: .microseconds(200))
                             counter.leave()
@@ -207,7 +207,7 @@ private final class Flag: Sendable {
             // The deadline: if the contenders have not all finished by then, cancel them (their waits
             // end with CancellationError) and fail, rather than hang the test run.
             group.addTask {
-                try? await Task.sleep(for: .seconds(240))
+                try? await Task.sleep(for: .seconds(900))
                 return false
             }
             var finished = 0
@@ -246,7 +246,7 @@ private final class Flag: Sendable {
         let waiting = Flag()
         let acquirer = onThread {
             waiting.value.store(true, ordering: .releasing)
-            try? FileLock.withExclusiveLock(for: url, timeout: .seconds(60)) {
+            try? FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                 if !released.isSet { enteredBeforeRelease.value.store(true, ordering: .releasing) }
             }
         }

@@ -43,7 +43,7 @@ struct MultiProcessTests {
     func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws -> Bool {
         let end = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < end else { return false }
+            guard ContinuousClock.now < end else { return condition() }
             try await Task.sleep(for: .milliseconds(2))
         }
         return true
