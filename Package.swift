@@ -9,9 +9,11 @@ func module(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
     .target(name: name, dependencies: dependencies, path: "Modules/\(name)")
 }
 
-func app(_ command: String, dependencies: [Target.Dependency]) -> Target {
-    .executableTarget(name: command, dependencies: dependencies, path: "Apps/\(command)",
-                      exclude: ["README.md"])
+/// An app: its implementation in a library, `Apps/<command>/<kit>`, so the tour and the tests run it
+/// in-process, and the executable `<command>`, `Apps/<command>/Command/main.swift`, one line that runs it.
+func app(_ command: String, kit: String, dependencies: [Target.Dependency]) -> [Target] {
+    [.target(name: kit, dependencies: dependencies, path: "Apps/\(command)/\(kit)"),
+     .executableTarget(name: command, dependencies: [.target(name: kit)], path: "Apps/\(command)/Command")]
 }
 
 func tests(_ name: String, dependencies: [Target.Dependency]) -> Target {
@@ -66,20 +68,21 @@ let package = Package(
                                                .product(name: "Crypto", package: "swift-crypto")]),
         module("DocumentSync", dependencies: ["DocumentStore", .product(name: "PostgresNIO", package: "postgres-nio"),
                                               .product(name: "Crypto", package: "swift-crypto")]),
-        // The `plist` command's implementation, a library so the tour and the tests can call it in-process.
-        .target(name: "PlistTool", dependencies: ["PlistCodec"], path: "Apps/plist/PlistTool"),
-        app("tour", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph", "ManagedStorage",
-                                   "OrdersKit", "PlistTool", "DocumentStore", "ShapesKit", "DocumentSync"]),
-        app("profile", dependencies: ["ModelPersistence", argumentParser]),
-        app("flashcards", dependencies: ["CollectionStore", argumentParser]),
-        app("settings", dependencies: ["StateGraph", argumentParser]),
-        // The `orders` command's implementation, a library so the tour can run it in-process and as a second process.
-        .target(name: "OrdersKit", dependencies: ["ManagedStorage", "FileStorageKit", argumentParser], path: "Apps/orders/OrdersKit"),
-        .executableTarget(name: "orders", dependencies: ["OrdersKit"], path: "Apps/orders/Command"),
-        .executableTarget(name: "plist", dependencies: ["PlistTool"], path: "Apps/plist/Command"),
-        // The `shapes` command's implementation, a library so the tour can run it in-process and as a second process.
-        .target(name: "ShapesKit", dependencies: ["DocumentStore", "DocumentSync", "FileStorageKit", argumentParser], path: "Apps/shapes/ShapesKit"),
-        .executableTarget(name: "shapes", dependencies: ["ShapesKit"], path: "Apps/shapes/Command"),
+        // What every app's commands share: streams a caller hands in, the runner, time limits.
+        .target(name: "CommandSupport", dependencies: [argumentParser], path: "Apps/CommandSupport"),
+        // The settings models of swift-state-graph's article, shared by the `settings` app and StateGraph's tests.
+        .target(name: "SettingsModels", dependencies: ["StateGraph"], path: "Apps/settings/SettingsModels"),
+    ]
+    + app("tour", kit: "TourKit", dependencies: ["PlistCodec", "FileStorageKit", "ModelPersistence", "CollectionStore", "StateGraph",
+                                                "ManagedStorage", "OrdersKit", "PlistTool", "DocumentStore", "ShapesKit", "DocumentSync",
+                                                "CommandSupport"])
+    + app("profile", kit: "ProfileKit", dependencies: ["ModelPersistence", "CommandSupport", argumentParser])
+    + app("flashcards", kit: "FlashcardsKit", dependencies: ["CollectionStore", "CommandSupport", argumentParser])
+    + app("settings", kit: "SettingsKit", dependencies: ["SettingsModels", "StateGraph", "CommandSupport", argumentParser])
+    + app("plist", kit: "PlistTool", dependencies: ["PlistCodec"])
+    + app("orders", kit: "OrdersKit", dependencies: ["ManagedStorage", "FileStorageKit", "CommandSupport", argumentParser])
+    + app("shapes", kit: "ShapesKit", dependencies: ["DocumentStore", "DocumentSync", "FileStorageKit", "CommandSupport", argumentParser])
+    + [
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
@@ -98,15 +101,16 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
-        tests("StateGraphTests", dependencies: ["StateGraph", "FileStorageKit", "PlistCodec", "TestSupport"]),
+        tests("StateGraphTests", dependencies: ["StateGraph", "SettingsModels", "FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("StateGraphMacrosTests", dependencies: [
             "StateGraphMacros",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
-        tests("ShapesAppTests", dependencies: ["ShapesKit", "DocumentStore", "TestSupport"]),
-        // End-to-end tests of the `plist` binary against golden files in Fixtures/Apps/plist.
-        tests("PlistToolTests", dependencies: ["PlistTool", "PlistCodec", "TestSupport"]),
+        // Every app's commands, run in-process (and a few as the built programs), and the tour's helpers.
+        tests("AppTests", dependencies: ["ProfileKit", "FlashcardsKit", "SettingsKit", "SettingsModels", "PlistTool", "OrdersKit",
+                                         "ShapesKit", "TourKit", "CommandSupport", "PlistCodec", "StateGraph", "DocumentStore",
+                                         "TestSupport", argumentParser]),
         // A child process the FileStorageKit tests start (built by `ci/test` before the tests run).
         .executableTarget(name: "storage-probe", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"],
                          path: "Tests/StorageProbe"),
@@ -126,10 +130,10 @@ let package = Package(
                                                   .product(name: "PostgresNIO", package: "postgres-nio")]),
         // A replicator the DocumentSync tests start and kill.
         .executableTarget(name: "sync-probe", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncProbe"),
-        // A child process the CollectionStore tests start.
         // Blocks the cooperative pool and waits for other processes' changes (FileStorageKitTests' PoolBlockedTests).
         .executableTarget(name: "pool-probe", dependencies: ["FileStorageKit", "ModelPersistence", "CollectionStore"],
                           path: "Tests/PoolProbe"),
+        // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
     ],
     swiftLanguageModes: [.v6]

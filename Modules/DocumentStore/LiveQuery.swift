@@ -49,28 +49,37 @@ final class CommitHub: @unchecked Sendable {
         for continuation in continuations { continuation.yield() }
     }
 
+    /// Opens the polling connection and reads its first `data_version` now, before the caller's first
+    /// query runs: a commit between that query and the poller's first look is then still a change.
+    /// (Reading the baseline inside the task instead missed commits made while the task was starting.)
     private func startPolling() -> Task<Void, Never> {
-        let path = path
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+              let opened = handle else {
+            if let handle { sqlite3_close_v2(handle) }
+            return Task {}
+        }
+        sqlite3_busy_timeout(opened, 1000)
+        let connection = PollingConnection(handle: opened, version: Self.dataVersion(opened))
         let interval = interval
         return Task.detached { [weak self] in
-            var handle: OpaquePointer?
-            guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-                  let connection = handle else {
-                if let handle { sqlite3_close_v2(handle) }
-                return
-            }
-            defer { sqlite3_close_v2(connection) }
-            sqlite3_busy_timeout(connection, 1000)
-            var version = Self.dataVersion(connection)
+            defer { sqlite3_close_v2(connection.handle) }
+            var version = connection.version
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                let now = Self.dataVersion(connection)
+                let now = Self.dataVersion(connection.handle)
                 if now != version {
                     version = now
                     self?.notify()
                 }
             }
         }
+    }
+
+    /// The poller's own connection, handed to its task (used by that task alone from then on).
+    private struct PollingConnection: @unchecked Sendable {
+        let handle: OpaquePointer
+        let version: Int64
     }
 
     private static func dataVersion(_ connection: OpaquePointer) -> Int64 {

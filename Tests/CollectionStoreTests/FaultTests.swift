@@ -58,7 +58,7 @@ import TestSupport
         let bytes = Data("bplist00 but then nothing sensible".utf8)
         try bytes.write(to: file)
         let child = try ChildProcess.start(try collectionProbe(), ["create-one", file.path, "1", "1"])
-        let end = try await child.waitForExit(deadline: .now + .seconds(60))
+        let end = try await child.waitForExit(deadline: .now + .seconds(180))
         #expect(end == .exited(1), "\(child.error("\(end)"))")
         #expect(child.standardError.contains("cannot decode the items; the file was left unchanged"), "\(child.standardError)")
         #expect(child.standardError.contains(file.path), "the error names the file: \(child.standardError)")

@@ -175,7 +175,7 @@ final class FailureListener: DataPersistenceDelegate {
         let probe = try ChildProcess.builtProgram("collection-probe")
 
         let first = try ChildProcess.start(probe, ["tutorial-decks", "Spanish", "French"], environment: environment)
-        var end = try await first.waitForExit(deadline: .now + .seconds(60))
+        var end = try await first.waitForExit(deadline: .now + .seconds(180))
         #expect(end == .exited(0), "\(first.error("\(end)"))")
         #expect(first.outputLines == ["file \(file.path)", "loaded "])
         let created = [FlashCardDeck(name: "Spanish", cards: []), FlashCardDeck(name: "French", cards: [])]
@@ -187,7 +187,7 @@ final class FailureListener: DataPersistenceDelegate {
         #expect(persistence.update(created[1], with: Self.german))
 
         let second = try ChildProcess.start(probe, ["tutorial-decks"], environment: environment)
-        end = try await second.waitForExit(deadline: .now + .seconds(60))
+        end = try await second.waitForExit(deadline: .now + .seconds(180))
         #expect(end == .exited(0), "\(second.error("\(end)"))")
         #expect(second.outputLines == ["file \(file.path)", "loaded Spanish,German"])
     }
@@ -253,7 +253,7 @@ final class FailureListener: DataPersistenceDelegate {
         let damaged = Data("damaged\nover two lines".utf8)
         try damaged.write(to: file)
         let child = try ChildProcess.start(try ChildProcess.builtProgram("collection-probe"), ["tutorial-failures", file.path])
-        let end = try await child.waitForExit(deadline: .now + .seconds(60))
+        let end = try await child.waitForExit(deadline: .now + .seconds(180))
         #expect(end == .exited(0), "\(child.error("\(end)"))")
         #expect(child.outputLines == [
             "update(_:with:) returned false", "update(_:at:) returned false", "hasItemBeenSaved(_:) returned false",

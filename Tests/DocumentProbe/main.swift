@@ -31,7 +31,10 @@ let command = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
 
 do {
-    let persistence = try Persistence(url: folder.appendingPathComponent("Store.sqlite"))
+    var configuration = PersistenceConfiguration(url: folder.appendingPathComponent("Store.sqlite"))
+    // Four processes on two loaded cores: a holder of the write lock can be off the CPU for seconds.
+    configuration.busyTimeout = .seconds(120)
+    let persistence = try Persistence(configuration: configuration)
     persistence.register(persistableKind: Circle.self)
     switch command {
     case "increment":

@@ -142,7 +142,7 @@ import TestSupport
                     guard let loaded: Square = try other.load(id) else { throw DocumentStoreError.missingDocument(identifier: id, kind: "Square") }
                     // Hold each instance until every task has loaded, so they must all be one.
                     arrivals.count.add(1, ordering: .relaxed)
-                    let deadline = ContinuousClock.now + .seconds(30)
+                    let deadline = ContinuousClock.now + .seconds(120)
                     while arrivals.count.load(ordering: .relaxed) < 16 && ContinuousClock.now < deadline { await Task.yield() }
                     return withExtendedLifetime(loaded) { ObjectIdentifier(loaded) }
                 }

@@ -55,9 +55,9 @@ import TestSupport
         let store = try Persistence(url: folder.file("Store.sqlite"))
         let watcher = try ChildProcess.start(try ChildProcess.builtProgram("document-probe"), ["watch", folder.url.path])
         defer { watcher.kill(SIGKILL) }
-        _ = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0 == "ready" }
+        _ = try await watcher.waitForLine(deadline: .now + .seconds(180)) { $0 == "ready" }
         try store.save(Counter(identifier: "k", value: 7))
-        let line = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("counters 1") }
+        let line = try await watcher.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("counters 1") }
         #expect(line == "counters 1 k=7")
     }
 }

@@ -71,7 +71,7 @@ struct FilterAndSchemaTests {
         try DocumentSync.schemaScript(schema: fixture.schema).write(to: script, atomically: false, encoding: .utf8)
         let psql = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/psql"),
                                           [TestServer.url ?? "", "-v", "ON_ERROR_STOP=1", "-q", "-f", script.path])
-        #expect(try await psql.waitForExit(deadline: .now + .seconds(60)) == .exited(0), "\(psql.outputLines)")
+        #expect(try await psql.waitForExit(deadline: .now + .seconds(180)) == .exited(0), "\(psql.outputLines)")
         let report = try await fixture.sync(store) { $0.createSchema = false }.run()
         #expect(report.pushedRevisions == 1)
         await fixture.dropSchema()

@@ -72,7 +72,7 @@ struct ServerCrashTests {
         try await logA.wait(deadline: .seconds(60), "idle") { if case .idle = $0 { true } else { false } }
         try a.save(Item(identifier: "first", body: ["n": 1]))
         // b hears of it through LISTEN/NOTIFY (its own poll waits a minute).
-        let end = ContinuousClock.now + .seconds(30)
+        let end = ContinuousClock.now + .seconds(120)
         while try b.snapshot("first") == nil, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
         #expect(try b.snapshot("first")?.body == ["n": 1])
         try await cluster.crash()

@@ -48,7 +48,7 @@ struct ShapesSyncTests {
         environment["PGPASSWORD"] = nil
         let refused = try ChildProcess.start(try ChildProcess.builtProgram("shapes"),
                                              ["sync", "--postgres", "postgres://u:secret@127.0.0.1/db", "--store", one], environment: environment)
-        #expect(try await refused.waitForExit(deadline: .now + .seconds(60)) == .exited(64))
+        #expect(try await refused.waitForExit(deadline: .now + .seconds(180)) == .exited(64))
         await fixture.dropSchema()
     }
 }

@@ -39,7 +39,7 @@ import TestSupport
         environment["XDG_DATA_HOME"] = home.appendingPathComponent(".local/share").path
         let oracle = try ChildProcess.start(try ChildProcess.builtProgram("defaults-oracle"), ["com.example.oracle"],
                                             environment: environment)
-        let end = try await oracle.waitForExit(deadline: .now + .seconds(60))
+        let end = try await oracle.waitForExit(deadline: .now + .seconds(180))
         try #require(end == .exited(0), "\(oracle.error("\(end)"))")
         var foundation: [String: [String]] = [:]
         for line in oracle.outputLines {

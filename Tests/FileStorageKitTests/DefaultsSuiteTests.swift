@@ -264,7 +264,7 @@ private final class KeyLog: Sendable {
         weak let released = defaults
         defaults = nil
         // The polling task holds the suite only while it checks for changes.
-        #expect(waitUntil { released == nil })
+        #expect(await waitUntil { released == nil })
         let deadline = ContinuousClock.now + .seconds(60)
         while !ended.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(ended.isSet)

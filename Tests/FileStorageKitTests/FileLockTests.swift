@@ -61,7 +61,7 @@ private final class Flag: Sendable {
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
-    @Test func twoThreadsNeverHoldItAtOnce() throws {
+    @Test func twoThreadsNeverHoldItAtOnce() async throws {
         let temp = try TemporaryFolder()
         let url = temp.file("shared.plist")
         let counter = HolderCounter()
@@ -82,7 +82,7 @@ private final class Flag: Sendable {
                 }
             }
         }
-        #expect(waitUntil(timeout: .seconds(120)) { threads.allSatisfy(\.isSet) })
+        #expect(await waitUntil(timeout: .seconds(240)) { threads.allSatisfy(\.isSet) })
         #expect(failures.count == 0)
         #expect(counter.entries.load(ordering: .relaxed) == 2 * iterations)
         #expect(counter.most.load(ordering: .relaxed) == 1)
@@ -97,7 +97,7 @@ private final class Flag: Sendable {
             for _ in 0..<2 {
                 group.addTask {
                     for _ in 0..<iterations {
-                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(120)) {
+                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                             counter.enter()
                             await Task.yield()
                             counter.leave()
@@ -111,7 +111,7 @@ private final class Flag: Sendable {
         #expect(counter.most.load(ordering: .relaxed) == 1)
     }
 
-    @Test func timeoutThrowsLockTimeoutWithTheURL() throws {
+    @Test func timeoutThrowsLockTimeoutWithTheURL() async throws {
         let temp = try TemporaryFolder()
         let url = temp.file("busy.plist")
         let holding = Flag()
@@ -123,12 +123,12 @@ private final class Flag: Sendable {
             }
         }
         defer { release.value.store(true, ordering: .releasing) }
-        #expect(waitUntil(timeout: .seconds(10)) { holding.isSet })
+        #expect(await waitUntil(timeout: .seconds(60)) { holding.isSet })
         #expect(throws: FileStorageError.lockTimeout(url, seconds: 0.2)) {
             try FileLock.withExclusiveLock(for: url, timeout: .milliseconds(200)) { Issue.record("entered a held lock") }
         }
         release.value.store(true, ordering: .releasing)
-        #expect(waitUntil(timeout: .seconds(10)) { holder.isSet })
+        #expect(await waitUntil(timeout: .seconds(60)) { holder.isSet })
         // Once released it can be taken again.
         #expect(try FileLock.withExclusiveLock(for: url, timeout: .seconds(10)) { true })
     }
@@ -178,17 +178,17 @@ private final class Flag: Sendable {
                 holding.value.store(true, ordering: .releasing)
                 // Generous: tests running in parallel may hold the 2 pool threads in blocking waits for a while.
                 // Generous: the whole suite shares this process's pool, and other tests may hold its threads.
-                let ok = waitUntil(timeout: .seconds(120)) { progress.count >= 20 }
+                let ok = waitUntil(timeout: .seconds(600)) { progress.count >= 20 }
                 sawProgress.value.store(ok, ordering: .releasing)
             }
         }
-        #expect(waitUntil(timeout: .seconds(10)) { holding.isSet })
+        #expect(await waitUntil(timeout: .seconds(10)) { holding.isSet })
         let started = ContinuousClock.now
         let outcome: Bool = try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<tasks {
                 group.addTask {
                     for _ in 0..<rounds {
-                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(120)) {
+                        try await FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                             counter.enter()
                             try await Task.sleep(for: .microseconds(200))
                             counter.leave()
@@ -207,7 +207,7 @@ private final class Flag: Sendable {
             // The deadline: if the contenders have not all finished by then, cancel them (their waits
             // end with CancellationError) and fail, rather than hang the test run.
             group.addTask {
-                try? await Task.sleep(for: .seconds(240))
+                try? await Task.sleep(for: .seconds(900))
                 return false
             }
             var finished = 0
@@ -221,14 +221,14 @@ private final class Flag: Sendable {
         let elapsed = ContinuousClock.now - started
         print("FileLockTests: \(tasks) tasks × \(rounds) rounds on \(ProcessInfo.processInfo.activeProcessorCount) cores took \(elapsed)")
         #expect(outcome, "the contending tasks did not all finish before the deadline")
-        #expect(waitUntil(timeout: .seconds(30)) { holder.isSet })
+        #expect(await waitUntil(timeout: .seconds(30)) { holder.isSet })
         #expect(sawProgress.isSet, "no task made progress while the lock's waiters were waiting")
         #expect(counter.entries.load(ordering: .relaxed) == tasks * rounds)
         #expect(counter.most.load(ordering: .relaxed) == 1)
     }
 
     /// A lock held by a separate open file description (as another process's would be) blocks acquisition.
-    @Test func flockFromAnotherDescriptionBlocksUntilReleased() throws {
+    @Test func flockFromAnotherDescriptionBlocksUntilReleased() async throws {
         let temp = try TemporaryFolder()
         let url = temp.file("foreign.plist")
         let lockPath = FileLock.lockURL(for: url).path
@@ -246,18 +246,18 @@ private final class Flag: Sendable {
         let waiting = Flag()
         let acquirer = onThread {
             waiting.value.store(true, ordering: .releasing)
-            try? FileLock.withExclusiveLock(for: url, timeout: .seconds(60)) {
+            try? FileLock.withExclusiveLock(for: url, timeout: .seconds(600)) {
                 if !released.isSet { enteredBeforeRelease.value.store(true, ordering: .releasing) }
             }
         }
-        #expect(waitUntil(timeout: .seconds(10)) { waiting.isSet })
+        #expect(await waitUntil(timeout: .seconds(60)) { waiting.isSet })
         // Give the acquirer a real chance to get in wrongly: it polls every few ms.
-        #expect(!waitUntil(timeout: .milliseconds(300)) { acquirer.isSet })
+        #expect(await !waitUntil(timeout: .milliseconds(300)) { acquirer.isSet })
         released.value.store(true, ordering: .releasing)
         #expect(flock(fd, LOCK_UN) == 0)
         close(fd)
         fdOpen = false
-        #expect(waitUntil(timeout: .seconds(30)) { acquirer.isSet })
+        #expect(await waitUntil(timeout: .seconds(60)) { acquirer.isSet })
         #expect(!enteredBeforeRelease.isSet)
     }
 

@@ -125,7 +125,7 @@ private struct WrappingStorage: FileStorage {
         try PListFileStorage().write(["fromTest": 1], to: fileURL)
         // Another process adds its key under the lock; this process then reads both.
         let child = try ChildProcess.start(try ChildProcess.storageProbe(), ["storage-set-key", fileURL.path, "fromChild", "2"])
-        let end = try await child.waitForExit(deadline: .now + .seconds(60))
+        let end = try await child.waitForExit(deadline: .now + .seconds(180))
         #expect(end == .exited(0), "\(child.error("\(end)"))")
         let flags: [String: Int] = try PListFileStorage().data(for: fileURL)
         #expect(flags == ["fromTest": 1, "fromChild": 2])

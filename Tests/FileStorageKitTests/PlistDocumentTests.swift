@@ -80,7 +80,7 @@ import TestSupport
         #expect(try b.read() == 0)
         try await a.update { $0 = 7 }
         // The change token moves as soon as the monitor hears of the write (inotify: about a millisecond).
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while try b.read() != 7, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         #expect(try b.read() == 7)
     }
@@ -181,7 +181,7 @@ import TestSupport
             if let value = try? watched.read() { seen.withLock { $0.append(value) } }
         }
         try await writer.update { $0 = 2 }
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !seen.withLock({ $0.contains(2) }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         #expect(seen.withLock { $0.contains(2) })
         #expect(threads.withLock { $0 } == ["fsk-changes"])

@@ -11,7 +11,7 @@ import TestSupport
         let temp = try TemporaryFolder(prefix: "pool-blocked")
         let probe = try ChildProcess.builtProgram("pool-probe")
         let watcher = try ChildProcess.start(probe, ["watch", temp.url.path])
-        let ready = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("ready") }
+        let ready = try await watcher.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("ready") }
         let fields = Dictionary(uniqueKeysWithValues: ready.split(separator: " ").dropFirst().map {
             let pair = $0.split(separator: "=")
             return (String(pair[0]), Int(pair[1]) ?? -1)
@@ -20,7 +20,7 @@ import TestSupport
         #expect(fields["blocked"] == fields["cores"], "\(ready)")
 
         let writer = try ChildProcess.start(probe, ["write", temp.url.path])
-        #expect(try await writer.waitForExit(deadline: .now + .seconds(60)) == .exited(0), "\(writer.standardError)")
+        #expect(try await writer.waitForExit(deadline: .now + .seconds(180)) == .exited(0), "\(writer.standardError)")
         #expect(try await watcher.waitForExit(deadline: .now + .seconds(120)) == .exited(0), "\(watcher.standardError)")
 
         let lines = watcher.outputLines

@@ -65,11 +65,11 @@ import Glibc
         let held = try abandonedTemporary(for: "settings.plist", in: temp)
         let holder = try ChildProcess.start(URL(fileURLWithPath: "/usr/bin/flock"),
                                             ["--exclusive", "--close", held.path, "/bin/sh", "-c", "echo locked; while kill -0 $PPID 2>/dev/null; do sleep 0.1; done"])
-        _ = try await holder.waitForLine(deadline: .now + .seconds(30)) { $0 == "locked" }
+        _ = try await holder.waitForLine(deadline: .now + .seconds(180)) { $0 == "locked" }
         try DurableFile.write(Data("v1".utf8), to: temp.file("settings.plist"))
         #expect(FileManager.default.fileExists(atPath: held.path), "a live writer's temporary file was removed")
         holder.kill(SIGKILL)
-        try await holder.waitForExit(deadline: .now + .seconds(30))
+        try await holder.waitForExit(deadline: .now + .seconds(180))
         try DurableFile.write(Data("v2".utf8), to: temp.file("settings.plist"))
         #expect(!FileManager.default.fileExists(atPath: held.path), "the killed holder's file stays")
     }
@@ -83,7 +83,7 @@ import Glibc
         let names = ["a.plist", "b.plist"]
         let writers = try names.map { try ChildProcess.start(probe, ["write-loop", temp.file($0).path, "binary"]) }
         defer { writers.forEach { $0.kill(SIGKILL) } }
-        for writer in writers { _ = try await writer.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("ready ") } }
+        for writer in writers { _ = try await writer.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("ready ") } }
 
         var sawLiveTemporary = 0
         let deadline = ContinuousClock.now + .seconds(60)
@@ -104,7 +104,7 @@ import Glibc
         #expect(sawLiveTemporary >= 20, "the writers' temporary files were seen after only \(sawLiveTemporary) of \(writes) writes")
         for writer in writers {
             writer.kill(SIGKILL)
-            #expect(try await writer.waitForExit(deadline: .now + .seconds(30)) == .signaled(SIGKILL))
+            #expect(try await writer.waitForExit(deadline: .now + .seconds(180)) == .signaled(SIGKILL))
         }
         // The killed writers' last temporary files (if any) go with the next write.
         try DurableFile.write(Data("last".utf8), to: temp.file("c.plist"))

@@ -263,8 +263,8 @@ import TestSupport
         try controller.performFetch()
         let started = ContinuousClock.now
         let child = try ChildProcess.start(try ChildProcess.builtProgram("managed-probe"), ["insert", store.folder.url.path, "77", "3"])
-        _ = try await child.waitForLine(deadline: .now + .seconds(60)) { @Sendable line in line == "inserted 77" }
-        let deadline = ContinuousClock.now + .seconds(30)
+        _ = try await child.waitForLine(deadline: .now + .seconds(180)) { @Sendable line in line == "inserted 77" }
+        let deadline = ContinuousClock.now + .seconds(120)
         while controller.numberOfObjects < 2 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

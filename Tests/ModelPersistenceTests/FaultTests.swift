@@ -38,11 +38,11 @@ struct FaultTests {
             let model = SomeModel(string: "good", bool: true, bool2: false)
             let future: PlistDictionary = ["string": .string("good"), "bool": .bool(true), "future": .int(1)]
             try PlistValue.dictionary(future).serialized(as: .binary).write(to: SomeModel.url)
-            #expect(waitUntil(timeout: .seconds(5)) { model.persistenceError == nil && (try? storedDictionary(SomeModel.url)) != nil })
+            #expect(await waitUntil(timeout: .seconds(5)) { model.persistenceError == nil && (try? storedDictionary(SomeModel.url)) != nil })
             _ = model.string   // learns the unknown key
             let truncated = try PlistValue.dictionary(["string": .string("bad")]).serialized(as: .binary).prefix(20)
             try Data(truncated).write(to: SomeModel.url)
-            #expect(waitUntil(timeout: .seconds(5)) { _ = model.string; return model.persistenceError != nil })
+            #expect(await waitUntil(timeout: .seconds(5)) { _ = model.string; return model.persistenceError != nil })
             #expect(model.string == "good")
             #expect(model.bool == true)
             let copies = try corruptCopies(of: SomeModel.url, in: temp)

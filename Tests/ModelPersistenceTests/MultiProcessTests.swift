@@ -43,7 +43,7 @@ struct MultiProcessTests {
     func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws -> Bool {
         let end = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < end else { return false }
+            guard ContinuousClock.now < end else { return condition() }
             try await Task.sleep(for: .milliseconds(2))
         }
         return true
@@ -65,7 +65,7 @@ struct MultiProcessTests {
         let temp = try TemporaryFolder(prefix: "mp-multi-seen-there")
         let model = model(in: temp.url)
         let deadline = ContinuousClock.now + Self.deadline
-        let child = try ChildProcess.start(try modelProbe(), ["wait-for", temp.url.path, "a", "from the test", "60"])
+        let child = try ChildProcess.start(try modelProbe(), ["wait-for", temp.url.path, "a", "from the test", "600"])
         // The probe has loaded the file as it was: what it sees next comes from a reload.
         let ready = try await child.waitForLine(deadline: deadline) { $0.hasPrefix("ready") }
         #expect(ready == "ready a=")

@@ -174,7 +174,7 @@ struct OriginalExamplesTests {
         let set = try ChildProcess.start(probe, ["some-model-set", temp.url.path, "from the probe", "true"])
         try #require(try await set.waitForExit(deadline: deadline) == .exited(0), "\(set.error("failed"))")
         // The running instance reloads the changed file once its change monitor has seen the rename.
-        let end = ContinuousClock.now + .seconds(30)
+        let end = ContinuousClock.now + .seconds(120)
         while !(model.string == "from the probe" && model.bool) && ContinuousClock.now < end {
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -24,8 +24,8 @@ struct SharingTests {
     }
 
     @Test("another writer's change reaches withObservationTracking's onChange without a read, on the change thread", arguments: [false, true])
-    func anotherWritersChangeIsAnnouncedToObservation(onDisk: Bool) throws {
-        let body = {
+    func anotherWritersChangeIsAnnouncedToObservation(onDisk: Bool) async throws {
+        let body = { () async in
             let observed = SomeModel(string: "hello", bool: false, bool2: false)
             let writer = SomeModel(string: "hello", bool: false, bool2: false)
             _ = observed.string
@@ -33,11 +33,11 @@ struct SharingTests {
             withObservationTracking({ _ = observed.string }, onChange: { fired.withLock { $0 = ThreadName.current } })
             writer.string = "from the writer"
             // Nobody reads `observed`: the change arrives by itself.
-            #expect(waitUntil(timeout: .seconds(30)) { fired.withLock { $0 } != nil })
+            #expect(await waitUntil(timeout: .seconds(120)) { fired.withLock { $0 } != nil })
             #expect(fired.withLock { $0 } == "fsk-changes")
             #expect(observed.string == "from the writer")   // the value comes with the next get
         }
-        if onDisk { try withTemporaryLocation { _ in body() } } else { try withMemoryLocation { _ in body() } }
+        if onDisk { try await withTemporaryLocation { _ in await body() } } else { try await withMemoryLocation { _ in await body() } }
     }
 
     @Test("gets are served from memory: 1,000 gets of an unchanged file read it no more")

@@ -93,15 +93,17 @@ case "watch":
     }
 
     let release = DispatchSemaphore(value: 0)
-    let blocked = blockThePool(release: release, flags: flags, deadline: .now + .seconds(30))
+    let blocked = blockThePool(release: release, flags: flags, deadline: .now + .seconds(360))
     Task.detached { flags.canary.store(true, ordering: .relaxed) }
     out("ready cores=\(ProcessInfo.processInfo.activeProcessorCount) blocked=\(blocked)")
 
-    let deadline = ContinuousClock.now + .seconds(90)
+    // Long: the test process writes only once its own (loaded) tasks run; a dead parent ends the wait.
+    let deadline = ContinuousClock.now + .seconds(300)
+    let parent = getppid()
     func arrived() -> Bool {
         flags.suiteKey.withLock { $0 != nil } && flags.modelChanged.load(ordering: .relaxed) && flags.collectionChange.withLock { $0 != nil }
     }
-    while !arrived() && ContinuousClock.now < deadline { usleep(1000) }
+    while !arrived() && ContinuousClock.now < deadline && getppid() == parent { usleep(1000) }
     let ranMeanwhile = flags.canary.load(ordering: .relaxed)
     out("suite-callback \(flags.suiteKey.withLock { $0 } ?? "none")")
     out("model-onchange \(flags.modelChanged.load(ordering: .relaxed))")

@@ -1,6 +1,7 @@
 import FileStorageKit
 import Foundation
 import PlistCodec
+import SettingsModels
 import StateGraph
 import Testing
 import TestSupport

@@ -3,13 +3,15 @@ import Foundation
 // Platform: on Linux, `URLSessionConfiguration` (NetworkConfigurationModel) is in FoundationNetworking.
 import FoundationNetworking
 #endif
+import SettingsModels
 import StateGraph
 import TestSupport
 import XCTest
 
 // The example code of swift-state-graph's "Backing Storage" article
 // (../shared/originals/003_906799d4825f9dee.txt), as a user pastes it; OriginalExamplesTests.swift
-// uses it. It is unchanged except where a comment marked "Platform:" gives the reason. Where the
+// uses it. It is unchanged except where a comment marked "Platform:" gives the reason, and for the
+// four settings types the `settings` app shares, which live in the `SettingsModels` module. Where the
 // article says UserDefaults, the values are in FileStorageKit `DefaultsSuite` files,
 // `<folder>/<suite>.plist`, the standard suite named after the program (Docs/StateGraph.md, "Where
 // the data lives"). The tests bind the folder to a temporary one and the standard suite's name to
@@ -33,65 +35,10 @@ final class SettingsModel {
   var apiEndpoint: String = "https://api.production.com"
 }
 
-final class UserPreferencesModel {
-  @GraphStored(backed: .userDefaults(key: "userName"))
-  var userName: String = ""
-  
-  @GraphStored(backed: .userDefaults(key: "fontSize"))
-  var fontSize: Double = 16.0
-  
-  @GraphComputed
-  var displayName: String
-  
-  @GraphComputed
-  var accessibilityFontSize: Double
-  
-  init() {
-    // Computed properties work with backed storage
-    self.$displayName = .init { [$userName] _ in
-      let name = $userName.wrappedValue
-      return name.isEmpty ? "Anonymous User" : name
-    }
-    
-    self.$accessibilityFontSize = .init { [$fontSize] _ in
-      max(12.0, min(32.0, $fontSize.wrappedValue))
-    }
-  }
-}
-
-final class AppConfigurationModel {
-  // Feature flags
-  @GraphStored(backed: .userDefaults(key: "enableExperimentalFeatures"))
-  var enableExperimentalFeatures: Bool = false
-  
-  @GraphStored(backed: .userDefaults(key: "debugMode"))
-  var debugMode: Bool = false
-  
-  // User preferences
-  @GraphStored(backed: .userDefaults(suite: "com.myapp.preferences", key: "notificationsEnabled"))
-  var notificationsEnabled: Bool = true
-  
-  @GraphStored(backed: .userDefaults(suite: "com.myapp.preferences", key: "autoSaveInterval"))
-  var autoSaveInterval: TimeInterval = 300 // 5 minutes
-  
-  // Derived configuration
-  @GraphComputed
-  var shouldShowDebugOptions: Bool
-  
-  @GraphComputed
-  var effectiveAutoSaveInterval: TimeInterval
-  
-  init() {
-    self.$shouldShowDebugOptions = .init { [$debugMode, $enableExperimentalFeatures] _ in
-      $debugMode.wrappedValue || $enableExperimentalFeatures.wrappedValue
-    }
-    
-    self.$effectiveAutoSaveInterval = .init { [$autoSaveInterval, $debugMode] _ in
-      // Faster auto-save in debug mode
-      $debugMode.wrappedValue ? 60.0 : $autoSaveInterval.wrappedValue
-    }
-  }
-}
+// `UserPreferencesModel` and `AppConfigurationModel` (and, below, `UserTheme` and `ThemeModel`) are
+// the article's code in the `SettingsModels` module, shared with the `settings` app so the two cannot
+// drift apart (Apps/settings/SettingsModels/SettingsModels.swift: `public` and `Sendable` added,
+// checked against the article by SettingsModelsSpellingTests).
 
 // Platform: `SettingsView` and `UserProfileView` are SwiftUI views. SwiftUI is not on Linux, and this
 // module has no SwiftUI adapter (`$node.binding` is a `GraphBinding`, a get/set pair, not a SwiftUI
@@ -254,29 +201,7 @@ final class NetworkConfigurationModel {
   }
 }
 
-struct UserTheme: Codable {
-  let name: String
-  let primaryColor: String
-  let accentColor: String
-}
-
-final class ThemeModel {
-  @GraphStored(backed: .userDefaults(key: "selectedTheme"))
-  var selectedTheme: UserTheme = UserTheme(
-    name: "Default",
-    primaryColor: "#007AFF",
-    accentColor: "#FF9500"
-  )
-  
-  @GraphComputed
-  var isDarkTheme: Bool
-  
-  init() {
-    self.$isDarkTheme = .init { [$selectedTheme] _ in
-      $selectedTheme.wrappedValue.name.lowercased().contains("dark")
-    }
-  }
-}
+// `UserTheme` and `ThemeModel`: in the `SettingsModels` module (see above).
 
 final class PerformanceOptimizedModel {
   @GraphStored(backed: .userDefaults(key: "counter"))

@@ -1,6 +1,7 @@
 import FileStorageKit
 import Foundation
 import PlistCodec
+import SettingsModels
 import StateGraph
 import Testing
 import TestSupport
@@ -263,7 +264,7 @@ struct OriginalExamplesTests {
 
     @Test("values survive a new process: the settings app reads what these models wrote, and the other way round")
     func newProcess() async throws {
-        let app = SettingsAppTests()
+        let app = SettingsProgram()
         try await withSuiteFolder { folder in
             let theme = ThemeModel()
             theme.selectedTheme = UserTheme(name: "Midnight Dark", primaryColor: "#000000", accentColor: "#FFFFFF")
@@ -286,5 +287,37 @@ struct OriginalExamplesTests {
             #expect(seen, "the other process's theme did not reach the open model")
             #expect(theme.selectedTheme.primaryColor == "#007AFF")
         }
+    }
+}
+
+/// The built `settings` program (`swift build --build-tests` puts it beside the tests): another
+/// process on the same suites.
+struct SettingsProgram {
+    /// What one run printed and how it ended.
+    struct Run: CustomStringConvertible {
+        let arguments: [String]
+        let termination: ChildTermination
+        let output: String
+        let errors: String
+
+        /// `Model.property = value` lines, as a dictionary.
+        var values: [String: String] {
+            var result: [String: String] = [:]
+            for line in output.split(separator: "\n") {
+                let parts = line.split(separator: " = ", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
+            }
+            return result
+        }
+
+        var description: String { "settings \(arguments.joined(separator: " ")): \(termination)\nstdout: \(output)\nstderr: \(errors)" }
+    }
+
+    /// Runs `settings <subcommand> --folder <folder> <rest>` and waits for it to end.
+    func settings(_ subcommand: String, _ rest: String..., folder: TemporaryFolder) async throws -> Run {
+        let arguments = [subcommand, "--folder", folder.url.path] + rest
+        let child = try ChildProcess.start(try ChildProcess.builtProgram("settings"), arguments)
+        let termination = try await child.waitForExit(deadline: .now + .seconds(180))
+        return Run(arguments: arguments, termination: termination, output: child.standardOutput, errors: child.standardError)
     }
 }

@@ -61,6 +61,11 @@ public final class TemporaryFolder: @unchecked Sendable {
 ///
 /// For waiting on something another thread, task or process does: never a fixed sleep, and the
 /// deadline bounds the wait when the thing never happens.
+///
+/// This one sleeps the calling thread: for plain threads. Tests (tasks on Swift's cooperative pool,
+/// which has one thread per core) use the `async` overload, so a long wait never holds a pool thread
+/// that the awaited work, or every other test in the process, needs.
+@available(*, noasync, message: "blocks a thread of the cooperative pool: use `await waitUntil` in a task")
 public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(2),
                       _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -68,6 +73,19 @@ public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .mil
         if try condition() { return true }
         if ContinuousClock.now >= deadline { return false }
         Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+    }
+}
+
+/// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it held.
+/// Waits with `Task.sleep`, so the pool thread is free between looks. The condition is checked once
+/// more after the deadline, so a starved task does not report a timeout for something that happened.
+public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(2),
+                      _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return try condition() }
+        try? await Task.sleep(for: interval)
     }
 }
 

@@ -1,4 +1,4 @@
 // orders: WooCommerce-style orders kept by ManagedStorage. See ../README.md.
 import OrdersKit
 
-OrdersCommand.main()
+await OrdersCommand.runAsProgram()

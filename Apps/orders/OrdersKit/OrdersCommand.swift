@@ -1,13 +1,19 @@
 import ArgumentParser
+import CommandSupport
 import FileStorageKit
 import Foundation
 import ManagedStorage
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `orders`: WooCommerce-style orders in a SQLite store, through ManagedStorage.
+///
+/// ```swift
+/// let status = await OrdersCommand.run(arguments: ["list", "--folder", path], streams: .standard)
+/// ```
+///
+/// `Command/main.swift` runs it as the `orders` program; the tour runs it as a second process and the
+/// tests in-process.
 public struct OrdersCommand: ParsableCommand {
+    /// The command's name, help and subcommands: `generate`, `import`, `list`, `set-status`, `delete`, `watch`.
     public static let configuration = CommandConfiguration(
         commandName: "orders",
         abstract: "Keeps orders and their items in Orders.sqlite (ManagedStorage, on SQLite).",
@@ -18,6 +24,7 @@ public struct OrdersCommand: ParsableCommand {
             """,
         subcommands: [Generate.self, Import.self, List.self, SetStatus.self, Delete.self, Watch.self])
 
+    /// The command with no arguments parsed; `OrdersCommand.run(arguments:streams:)` parses and runs it.
     public init() {}
 }
 
@@ -32,29 +39,23 @@ struct StoreOptions: ParsableArguments {
         do {
             return try OrdersStore.open(folder: url)
         } catch {
-            throw failure("\(error)")
+            throw CommandFailure("\(error)")
         }
     }
 }
 
-/// Prints `message` on standard error and exits with status 1.
-func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("orders: \(message)\n".utf8))
-    return ExitCode(1)
-}
-
-/// Runs `body`, turning a store error into exit status 1 with its description.
+/// Runs `body`, turning a store error into `orders: <description>` and exit status 1.
 func reportingStoreErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as StorageError {
-        throw failure("\(error)")
+        throw CommandFailure("\(error)")
     }
 }
 
 extension OrdersCommand {
     /// `orders generate N`: sample orders as JSON on standard output.
-    struct Generate: ParsableCommand {
+    struct Generate: StreamingCommand {
         static let configuration = CommandConfiguration(abstract: "Print N sample orders with items as JSON.")
 
         @Argument(help: "How many orders.") var count: Int
@@ -64,22 +65,21 @@ extension OrdersCommand {
             guard count >= 0 else { throw ValidationError("the count cannot be negative") }
         }
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let data = try OrderRecord.encoder().encode(SampleOrders.make(count: count, seed: seed))
-            FileHandle.standardOutput.write(data)
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            streams.writeOutput(data + Data("\n".utf8))
         }
     }
 
     /// `orders import FILE.json`.
-    struct Import: ParsableCommand {
+    struct Import: StreamingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import orders from JSON (as `generate` writes it); existing order numbers are updated.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The JSON file.") var file: String
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let records: [OrderRecord]
             do {
                 records = try OrderRecord.decoder().decode([OrderRecord].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
@@ -87,7 +87,7 @@ extension OrdersCommand {
                 throw ValidationError("\(file) is not a list of orders: \(error)")
             }
             let manager = try store.open()
-            let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+            let bar = ProgressBar(streams)
             let started = ContinuousClock.now
             let summary = try reportingStoreErrors {
                 try OrderImport.run(records, into: manager) { done, total in bar.show(done, of: total) }
@@ -95,12 +95,12 @@ extension OrdersCommand {
             bar.finish()
             let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
                 + Double((ContinuousClock.now - started).components.seconds)
-            print("imported \(records.count) orders (\(summary.inserted) new, \(summary.updated) updated) in \(String(format: "%.2f", seconds)) s")
+            streams.print("imported \(records.count) orders (\(summary.inserted) new, \(summary.updated) updated) in \(String(format: "%.2f", seconds)) s")
         }
     }
 
     /// `orders list`.
-    struct List: ParsableCommand {
+    struct List: StreamingCommand {
         static let configuration = CommandConfiguration(abstract: "List orders, optionally of one status.")
 
         enum SortKey: String, ExpressibleByArgument, CaseIterable {
@@ -114,7 +114,7 @@ extension OrdersCommand {
         @Flag(help: "Newest, largest or highest first.") var descending = false
         @Option(help: "Show at most this many.") var limit: Int?
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let manager = try store.open()
             let lines = try reportingStoreErrors {
                 try manager.read { storage -> [String] in
@@ -130,8 +130,8 @@ extension OrdersCommand {
                     return orders.map { Self.line($0) }
                 }
             }
-            if lines.isEmpty { print(status.map { "no \($0) orders" } ?? "no orders") }
-            lines.forEach { print($0) }
+            if lines.isEmpty { streams.print(status.map { "no \($0) orders" } ?? "no orders") }
+            lines.forEach { streams.print($0) }
         }
 
         static func line(_ order: Order) -> String {
@@ -144,14 +144,14 @@ extension OrdersCommand {
     }
 
     /// `orders set-status ID STATUS`.
-    struct SetStatus: ParsableCommand {
+    struct SetStatus: StreamingCommand {
         static let configuration = CommandConfiguration(commandName: "set-status", abstract: "Change an order's status.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The order number.") var id: Int64
         @Argument(help: "The new status.") var status: String
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let manager = try store.open()
             let (id, status) = (id, status)
             let previous = try reportingStoreErrors {
@@ -161,19 +161,19 @@ extension OrdersCommand {
                     return order.status
                 }
             }
-            guard let previous else { throw failure("there is no order #\(id)") }
-            print("order #\(id): \(previous) → \(status)")
+            guard let previous else { throw CommandFailure("there is no order #\(id)") }
+            streams.print("order #\(id): \(previous) → \(status)")
         }
     }
 
     /// `orders delete ID`.
-    struct Delete: ParsableCommand {
+    struct Delete: StreamingCommand {
         static let configuration = CommandConfiguration(abstract: "Delete an order and its items.")
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The order number.") var id: Int64
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let manager = try store.open()
             let id = id
             let items = try reportingStoreErrors {
@@ -184,8 +184,8 @@ extension OrdersCommand {
                     return count
                 }
             }
-            guard let items else { throw failure("there is no order #\(id)") }
-            print("deleted order #\(id) and its \(items) item\(items == 1 ? "" : "s")")
+            guard let items else { throw CommandFailure("there is no order #\(id)") }
+            streams.print("deleted order #\(id) and its \(items) item\(items == 1 ? "" : "s")")
         }
     }
 }
@@ -193,7 +193,7 @@ extension OrdersCommand {
 extension OrdersCommand {
     /// `orders watch [--status S]`: a `ResultsController` over the orders, printing each change any
     /// process makes.
-    struct Watch: ParsableCommand {
+    struct Watch: StreamingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print each change to the orders (by any process) as it is committed.",
             discussion: """
@@ -206,30 +206,37 @@ extension OrdersCommand {
         @Option(help: "Stop after this many changes (default: never).") var count: Int?
         @Option(help: "Stop after this many seconds (default: never).") var seconds: Double?
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             let manager = try store.open()
-            let (status, count, seconds) = (status, count, seconds)
-            let finished = try MainActor.assumeIsolated { () throws -> Bool in
-                let predicate: Predicate<Order>? = status.map { wanted in #Predicate { $0.status == wanted } }
-                let controller = ResultsController<Order>(viewStorage: manager.viewStorage, sectionNameKeyPath: "status",
-                                                          matching: predicate, sortedBy: [SortDescriptor(\.orderID)])
+            let finished = try await Self.watch(manager, status: status, count: count, seconds: seconds, streams)
+            if count != nil && !finished { throw CommandFailure("fewer changes than --count before --seconds passed") }
+        }
+
+        /// Prints the changes until `count` were printed or `seconds` passed; returns whether `count`
+        /// were printed. Cancelling the task ends it at once (`CancellationError`).
+        @MainActor
+        static func watch(_ manager: SQLiteStorageManager, status: String?, count: Int?, seconds: Double?,
+                          _ streams: CommandStreams) async throws -> Bool {
+            let predicate: Predicate<Order>? = status.map { wanted in #Predicate { $0.status == wanted } }
+            let controller = ResultsController<Order>(viewStorage: manager.viewStorage, sectionNameKeyPath: "status",
+                                                      matching: predicate, sortedBy: [SortDescriptor(\.orderID)])
+            let (changes, continuation) = AsyncStream<String>.makeStream()
+            controller.onDidChangeObject = { order, old, type, new in continuation.yield(Self.line(order, old, type, new)) }
+            try reportingStoreErrors { try controller.performFetch() }
+            streams.print("watching \(controller.numberOfObjects) orders" + (status.map { " with status \($0)" } ?? "")
+                          + " in \(controller.sections.count) section\(controller.sections.count == 1 ? "" : "s")")
+            let finished = try await withTimeLimit(seconds: seconds) {
                 var printed = 0
-                controller.onDidChangeObject = { order, old, type, new in
-                    print(Self.line(order, old, type, new))
-                    fflush(nil)
+                guard count.map({ $0 > 0 }) ?? true else { return true }
+                for await line in changes {
+                    streams.print(line)
                     printed += 1
+                    if printed == count { break }
                 }
-                try reportingStoreErrors { try controller.performFetch() }
-                print("watching \(controller.numberOfObjects) orders" + (status.map { " with status \($0)" } ?? "")
-                      + " in \(controller.sections.count) section\(controller.sections.count == 1 ? "" : "s")")
-                fflush(nil)
-                let deadline = seconds.map { Date().addingTimeInterval($0) } ?? .distantFuture
-                while Date() < deadline && printed < (count ?? .max) {
-                    _ = RunLoop.main.run(mode: .default, before: min(deadline, Date().addingTimeInterval(0.05)))
-                }
-                return printed >= (count ?? .max)
+                return true
             }
-            if count != nil && !finished { throw failure("fewer changes than --count before --seconds passed") }
+            withExtendedLifetime(controller) {}
+            return finished != nil
         }
 
         static func line(_ order: Order.ReadOnly, _ old: IndexPath?, _ type: ResultsChangeType, _ new: IndexPath?) -> String {
@@ -246,23 +253,23 @@ extension OrdersCommand {
     }
 }
 
-/// A one-line progress bar on standard error, redrawn in place; silent when not on a terminal.
+/// A one-line progress bar on standard error, redrawn in place; silent when that is not a terminal.
 final class ProgressBar {
-    let enabled: Bool
+    let streams: CommandStreams
     private var drawn = false
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(_ streams: CommandStreams) { self.streams = streams }
 
     func show(_ done: Int, of total: Int) {
-        guard enabled, total > 0 else { return }
+        guard streams.errorIsTerminal, total > 0 else { return }
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(100 * done / total)% \(done)/\(total) orders".utf8))
+        streams.printError("\r[\(bar)] \(100 * done / total)% \(done)/\(total) orders", terminator: "")
         drawn = true
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drawn { streams.printError("") }
     }
 }

@@ -1,4 +1,4 @@
 // shapes: Dali's shapes kept by DocumentStore. See ../README.md.
 import ShapesKit
 
-ShapesCommand.main()
+await ShapesCommand.runAsProgram()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import DocumentStore
 import Foundation
 
@@ -69,8 +70,8 @@ extension ShapesCommand {
         @OptionGroup var query: QueryOptions
         @OptionGroup var store: StoreOption
 
-        func run(in persistence: Persistence) throws {
-            for snapshot in try query.snapshots(in: persistence) { print(DocumentText.line(snapshot)) }
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
+            for snapshot in try query.snapshots(in: persistence) { streams.print(DocumentText.line(snapshot)) }
         }
     }
 
@@ -82,18 +83,18 @@ extension ShapesCommand {
         @Argument(help: "The identifier.") var id: String
         @OptionGroup var store: StoreOption
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             guard let snapshot = try persistence.snapshot(id) else { throw ShapesError.noDocument(identifier: id) }
-            print("\(snapshot.kind) \(id)")
-            print("  revision \(snapshot.revision)")
-            for field in DocumentText.fields(snapshot.body) { print("  \(field.name) \(field.value)") }
+            streams.print("\(snapshot.kind) \(id)")
+            streams.print("  revision \(snapshot.revision)")
+            for field in DocumentText.fields(snapshot.body) { streams.print("  \(field.name) \(field.value)") }
             guard snapshot.kind == VennDiagram.kind else { return }
 
             guard let venn = try persistence.load(VennDiagram.self, id) else { throw ShapesError.noDocument(identifier: id) }
             for (side, circle) in [("left", venn.left), ("right", venn.right)] {
-                print("loading \(side) circle \(circle.identifier ?? "(none)") lazily")
+                streams.print("loading \(side) circle \(circle.identifier ?? "(none)") lazily")
                 guard let loaded = try circle.get() else { continue }
-                print("  \(side): radius \(DocumentText.number(loaded.radius))  area \(DocumentText.number(loaded.area))")
+                streams.print("  \(side): radius \(DocumentText.number(loaded.radius))  area \(DocumentText.number(loaded.area))")
             }
         }
     }

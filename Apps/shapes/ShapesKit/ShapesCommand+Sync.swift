@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import DocumentStore
 import DocumentSync
 import Foundation
@@ -9,7 +10,7 @@ extension ShapesCommand {
     ///
     /// The password never goes on the command line (where `ps` shows it): it comes from `PGPASSWORD`
     /// or `~/.pgpass`, as for `psql`. One-shot prints what it did; `--continuous` prints each status
-    /// change until `--seconds` pass (or forever without it).
+    /// change until `--seconds` pass (or forever without it, or until the task running it is cancelled).
     struct Sync: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Push local changes to a PostgreSQL server and pull everyone else's (DocumentSync).",
@@ -31,63 +32,37 @@ extension ShapesCommand {
             if let seconds, !(seconds.isFinite && seconds > 0) { throw ValidationError("--seconds must be a positive number") }
         }
 
-        func run() throws {
+        func run(_ streams: CommandStreams) async throws {
             if printSchema {
-                do { print(try DocumentSync.schemaScript(schema: schema), terminator: "") } catch { throw failure("\(error)") }
+                do { streams.print(try DocumentSync.schemaScript(schema: schema), terminator: "") } catch { throw CommandFailure("\(error)") }
                 return
             }
             do {
-                try run(in: try ShapesStore.open(folder: store.url))
-            } catch let error as DocumentStoreError {
-                throw failure("\(error)")
+                try await reportingStoreErrors { try await run(in: try ShapesStore.open(folder: store.url), streams) }
             } catch let error as DocumentSyncError {
-                throw failure("\(error)")
+                throw CommandFailure("\(error)")
             }
         }
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             let address = try PostgresAddress(url: postgres ?? "")
             let sync = try DocumentSync(persistence: persistence, configuration: .init(address: address, schema: schema))
-            let outcome = SyncOutcome()
-            let finished = DispatchSemaphore(value: 0)
-            let continuous = continuous
-            // Detached, on the cooperative pool: this thread only waits (the command's `run` is synchronous).
-            let task = Task.detached {
-                defer { finished.signal() }
-                if continuous {
-                    for await status in sync.start() {
-                        print("\(address): \(status)")
-                        fflush(nil)
-                    }
-                } else {
-                    do {
-                        let report = try await sync.run()
-                        print("synced with \(address): \(report)")
-                    } catch {
-                        outcome.fail(error)
-                    }
-                }
+            guard continuous else {
+                let report = try await sync.run()
+                streams.print("synced with \(address): \(report)")
+                return
             }
-            let deadline: DispatchTime = seconds.map { .now() + $0 } ?? .distantFuture
-            if finished.wait(timeout: deadline) == .timedOut {
-                let stopped = DispatchSemaphore(value: 0)
-                Task.detached {
-                    await sync.stop()
-                    stopped.signal()
+            let statuses = sync.start()
+            do {
+                _ = try await withTimeLimit(seconds: seconds) {
+                    for await status in statuses { streams.print("\(address): \(status)") }
+                    return true
                 }
-                stopped.wait()
-                task.cancel()
-                finished.wait()
+            } catch {
+                await sync.stop()
+                throw error
             }
-            if let error = outcome.error { throw error }
+            await sync.stop()
         }
     }
-}
-
-/// Why a one-shot sync failed, written by its task and read by the waiting thread.
-final class SyncOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var failure: (any Error)?
-    func fail(_ error: any Error) { lock.withLock { failure = error } }
-    var error: (any Error)? { lock.withLock { failure } }
 }

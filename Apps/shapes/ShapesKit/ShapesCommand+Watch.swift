@@ -1,6 +1,8 @@
 import ArgumentParser
+import CommandSupport
 import DocumentStore
 import Foundation
+import Synchronization
 
 extension ShapesCommand {
     /// `shapes watch`: a live query that prints its results now and again whenever a commit, in this
@@ -9,6 +11,7 @@ extension ShapesCommand {
     /// Output: `watching: N documents` and one indented line per document, then `update K: N documents`
     /// and the lines again for each change. It stops after `--count` updates or `--seconds`, whichever
     /// comes first (then printing `stopped after T s with K updates`); both end with status 0.
+    /// Cancelling the task that runs it ends it at once (`CancellationError`).
     struct Watch: StoreCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the results now, then again each time a save (in any process) changes them.")
@@ -23,56 +26,38 @@ extension ShapesCommand {
             guard seconds.isFinite, seconds > 0 else { throw ValidationError("--seconds must be a positive number") }
         }
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             let stream = try query.observe(in: persistence)
             let limit = count
             let progress = WatchProgress()
-            let finished = DispatchSemaphore(value: 0)
-            // Detached, on the cooperative pool: this thread only waits (the command's `run` is synchronous).
-            let task = Task.detached {
-                defer { finished.signal() }
-                do {
-                    for try await results in stream {
-                        let updates = progress.recordResults()
-                        print(updates == 0 ? "watching: \(results.count) documents" : "update \(updates): \(results.count) documents")
-                        for snapshot in results { print("  " + DocumentText.line(snapshot)) }
-                        fflush(nil)   // a pipe or file is block-buffered; the reader waits for each block
-                        if let limit, updates >= limit { return }
-                    }
-                } catch {
-                    progress.fail(error)
+            let finished = try await withTimeLimit(seconds: seconds) {
+                for try await results in stream {
+                    let updates = progress.recordResults()
+                    streams.print(updates == 0 ? "watching: \(results.count) documents" : "update \(updates): \(results.count) documents")
+                    for snapshot in results { streams.print("  " + DocumentText.line(snapshot)) }
+                    if let limit, updates >= limit { break }
                 }
+                return true
             }
-            if finished.wait(timeout: .now() + seconds) == .timedOut {
-                task.cancel()   // ends the stream's iteration; the query stops observing
-                _ = finished.wait(timeout: .now() + 5)
-                print("stopped after \(DocumentText.number(seconds)) s with \(max(0, progress.updates)) updates")
+            if finished == nil {
+                streams.print("stopped after \(DocumentText.number(seconds)) s with \(max(0, progress.updates)) updates")
             }
-            if let error = progress.error { throw error }
         }
     }
 }
 
-/// How far a watch got, written by its task and read by the waiting thread.
-final class WatchProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results = 0
-    private var failure: (any Error)?
+/// How far a watch got: written by the task that reads the live query, read once it stopped.
+final class WatchProgress: Sendable {
+    private let results = Mutex(0)
 
     /// Counts one result and returns the update's number (0 for the first result).
     func recordResults() -> Int {
-        lock.withLock {
-            results += 1
-            return results - 1
+        results.withLock { count in
+            count += 1
+            return count - 1
         }
     }
 
     /// The updates after the first result.
-    var updates: Int { lock.withLock { results - 1 } }
-
-    /// Records why the stream ended early.
-    func fail(_ error: any Error) { lock.withLock { failure = error } }
-
-    /// Why the stream ended early, if it did.
-    var error: (any Error)? { lock.withLock { failure } }
+    var updates: Int { results.withLock { $0 - 1 } }
 }

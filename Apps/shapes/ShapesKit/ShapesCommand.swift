@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import DocumentStore
 import FileStorageKit
 import Foundation
@@ -10,7 +11,8 @@ import Foundation
 /// shapes list --kind Circle --where "radius > 1" --sort area --store /tmp/shapes
 /// ```
 ///
-/// `Command/main.swift` runs it; the tour runs it in-process and as a second process.
+/// `Command/main.swift` runs it; the tour runs it as a second process and the tests in-process
+/// (`ShapesCommand.run(arguments:streams:)`).
 public struct ShapesCommand: ParsableCommand {
     /// The command's name, help and subcommands: `add`, `venn`, `list`, `show`, `watch`, `delete`.
     public static let configuration = CommandConfiguration(
@@ -24,7 +26,7 @@ public struct ShapesCommand: ParsableCommand {
             """,
         subcommands: [Add.self, Venn.self, List.self, Show.self, Watch.self, Delete.self, Sync.self])
 
-    /// The command with no arguments parsed; `ShapesCommand.main(arguments)` parses and runs it.
+    /// The command with no arguments parsed; `ShapesCommand.run(arguments:streams:)` parses and runs it.
     public init() {}
 }
 
@@ -40,31 +42,33 @@ struct StoreOption: ParsableArguments {
     }
 }
 
-/// A command that works on the store: `run(in:)` gets it open, and the errors it reports
+/// A command that works on the store: `run(in:_:)` gets it open, and the errors it reports
 /// (`DocumentStoreError`, `ShapesError`) become `shapes: <description>` and exit status 1.
-protocol StoreCommand: ParsableCommand {
+protocol StoreCommand: StreamingCommand {
     var store: StoreOption { get }
 
-    /// Does the command's work on the open store.
-    func run(in persistence: Persistence) throws
+    /// Does the command's work on the open store, writing to `streams`.
+    func run(in persistence: Persistence, _ streams: CommandStreams) async throws
 }
 
 extension StoreCommand {
-    func run() throws {
-        do {
-            try run(in: try ShapesStore.open(folder: store.url))
-        } catch let error as DocumentStoreError {
-            throw failure("\(error)")
-        } catch let error as ShapesError {
-            throw failure("\(error)")
+    func run(_ streams: CommandStreams) async throws {
+        try await reportingStoreErrors {
+            try await run(in: try ShapesStore.open(folder: store.url), streams)
         }
     }
 }
 
-/// Prints `shapes: message` on standard error and returns exit status 1 to throw.
-func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("shapes: \(message)\n".utf8))
-    return ExitCode(1)
+/// Runs `body`, turning the errors of the store and of this app into `shapes: <description>` and
+/// exit status 1.
+func reportingStoreErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as DocumentStoreError {
+        throw CommandFailure("\(error)")
+    } catch let error as ShapesError {
+        throw CommandFailure("\(error)")
+    }
 }
 
 extension ShapeKind: ExpressibleByArgument {}
@@ -88,13 +92,13 @@ extension ShapesCommand {
             guard size.isFinite, size > 0 else { throw ValidationError("the size must be a positive number, not \(size)") }
         }
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             let made: Shape = switch shape {
             case .square: Square(side: size)
             case .circle: Circle(radius: size)
             }
             try persistence.save(made)
-            print(made.identifier)
+            streams.print(made.identifier)
         }
     }
 
@@ -106,10 +110,10 @@ extension ShapesCommand {
         @Argument(help: "The right circle's identifier.") var right: String
         @OptionGroup var store: StoreOption
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             let venn = VennDiagram(left: try circle(left, in: persistence), right: try circle(right, in: persistence))
             try persistence.save(venn)
-            print(venn.identifier)
+            streams.print(venn.identifier)
         }
 
         /// The circle `identifier`, or ``ShapesError`` saying why there is none.
@@ -128,15 +132,15 @@ extension ShapesCommand {
         @Argument(help: "The identifier.") var id: String
         @OptionGroup var store: StoreOption
 
-        func run(in persistence: Persistence) throws {
+        func run(in persistence: Persistence, _ streams: CommandStreams) async throws {
             guard let snapshot = try persistence.snapshot(id), let kind = ShapeKind(rawValue: snapshot.kind) else {
                 throw ShapesError.noDocument(identifier: id)
             }
             try delete(kind.type, in: persistence)
-            print("deleted \(snapshot.kind) \(id)")
+            streams.print("deleted \(snapshot.kind) \(id)")
             // Relationships are plain identifiers, as in Dali: nothing stops a diagram from outliving its circle.
             let referring = try persistence.query(VennDiagram.self).where(Field("left") == id || Field("right") == id).identifiers()
-            for venn in referring { print("note: VennDiagram \(venn) still names it; showing that diagram will fail") }
+            for venn in referring { streams.print("note: VennDiagram \(venn) still names it; showing that diagram will fail") }
         }
 
         private func delete<T: Persistable>(_ type: T.Type, in persistence: Persistence) throws {

@@ -41,9 +41,9 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 ///
 /// ```swift
 /// let child = try ChildProcess.start(ChildProcess.storageProbe(), ["write-loop", path])
-/// let ready = try await child.waitForLine(deadline: .now + .seconds(20)) { $0.hasPrefix("ready") }
+/// let ready = try await child.waitForLine(deadline: .now + .seconds(180)) { $0.hasPrefix("ready") }
 /// child.kill(SIGKILL)
-/// let end = try await child.waitForExit(deadline: .now + .seconds(20))   // .signaled(SIGKILL)
+/// let end = try await child.waitForExit(deadline: .now + .seconds(180))   // .signaled(SIGKILL)
 /// ```
 ///
 /// Not thread-safe: one task drives each child.

@@ -19,7 +19,8 @@ import Darwin
 /// options.waitForGate()
 /// ```
 ///
-///     --start-after GATE       print "waiting", then hold the work until the file GATE exists (60 s at most)
+///     --start-after GATE       print "waiting", then hold the work until the file GATE exists (while the
+///                              parent lives, 600 s at most: a loaded test process may take long to open it)
 ///     --file-size-limit BYTES  RLIMIT_FSIZE = BYTES with SIGXFSZ ignored, so a larger write fails with EFBIG
 ///                              (the kernel's "disk full" for one process) instead of killing it
 ///
@@ -70,9 +71,13 @@ public struct ProbeOptions: Sendable {
         guard let gate else { return }
         print("waiting")
         fflush(nil)
-        let deadline = ContinuousClock.now + .seconds(60)
+        // The test process opens the gate once every child is waiting; on a loaded machine its tasks
+        // may not run for a minute or more, so the deadline is long, and a dead parent ends the wait.
+        let parent = getppid()
+        let deadline = ContinuousClock.now + .seconds(600)
         while access(gate, F_OK) != 0 {
-            guard ContinuousClock.now < deadline else { Self.fail("\(gate) did not appear within 60 s") }
+            guard getppid() == parent else { Self.fail("the parent process ended before opening \(gate)") }
+            guard ContinuousClock.now < deadline else { Self.fail("\(gate) did not appear within 600 s") }
             usleep(1_000)
         }
     }

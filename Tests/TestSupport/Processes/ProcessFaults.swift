@@ -28,11 +28,12 @@ import Darwin
 public struct ProcessFaults: Sendable {
     /// The probe program.
     public let program: URL
-    /// How long one batch, trial or run may take before its stragglers are killed and the test fails.
+    /// How long one batch, trial or run may take before its stragglers are killed and the test fails
+    /// (for a batch: to start, and again to work, since a loaded test process may start children slowly).
     public var deadline: Duration
 
     /// The probe `name`, built by `ci/test` beside the test executable.
-    public init(program name: String, deadline: Duration = .seconds(120)) throws {
+    public init(program name: String, deadline: Duration = .seconds(300)) throws {
         program = try ChildProcess.builtProgram(name)
         self.deadline = deadline
     }
@@ -49,17 +50,17 @@ public struct ProcessFaults: Sendable {
         let gates = try TemporaryFolder(prefix: "faults-gate")
         let gate = gates.file("go")
         let started = ContinuousClock.now
-        let end = started + deadline
+        let startEnd = started + deadline
         var children: [ChildProcess] = []
         for arguments in argumentLists {
             children.append(try ChildProcess.start(program, [ProbeOptions.startAfterFlag, gate.path] + arguments))
         }
-        for child in children { _ = try await child.waitForLine(deadline: end) { $0 == "waiting" } }
+        for child in children { _ = try await child.waitForLine(deadline: startEnd) { $0 == "waiting" } }
         let released = ContinuousClock.now
         guard FileManager.default.createFile(atPath: gate.path, contents: nil) else {
             throw ChildProcessError(description: "cannot create the start gate \(gate.path)")
         }
-        try await ChildProcess.waitForAll(children, deadline: end)
+        try await ChildProcess.waitForAll(children, deadline: released + deadline)
         withExtendedLifetime(gates) {}   // the gate must stay until every child has passed it
         if requireSuccess {
             for child in children where child.termination != .exited(0) {

@@ -1,2 +1,0 @@
-// profile: keeps a user profile in a @PersistedModel class. See README.md.
-ProfileCommand.main()
