@@ -107,7 +107,10 @@ public enum FileLock {
         let target = (try? DurableFile.resolveTarget(url)) ?? url
         let path = lockURL(for: target).standardizedFileURL.path
         guard heldInProcess.withLock({ $0.insert(path).inserted }) else { return nil }
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Read-only: flock needs no write access, and closing a descriptor that was not opened for
+        // writing raises no IN_CLOSE_WRITE, so waiters polling the lock do not flood the folder's
+        // inotify watchers (a flood overflows the kernel's queue, and every file then counts as changed).
+        let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             let code = errno
             _ = heldInProcess.withLock { $0.remove(path) }

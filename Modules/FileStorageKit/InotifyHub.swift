@@ -18,6 +18,8 @@ final class InotifyHub: Sendable {
     }
 
     private let fd: Int32
+    /// How many times the kernel's event queue overflowed (every monitored file then counts as changed).
+    let overflows = Atomic<Int>(0)
     /// Watch descriptor → the folder and the counters of the files watched in it.
     private let watches = Mutex<[Int32: Watch]>([:])
 
@@ -89,6 +91,7 @@ final class InotifyHub: Sendable {
                     name = String(cString: start)
                 }
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    overflows.add(1, ordering: .relaxed)
                     touched.append((-1, nil))
                 } else if event.mask & UInt32(IN_IGNORED) != 0 {
                     touched.append((-2 - event.wd, nil))

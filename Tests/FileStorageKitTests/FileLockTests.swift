@@ -261,6 +261,41 @@ private final class Flag: Sendable {
         #expect(!enteredBeforeRelease.isSet)
     }
 
+    /// A waiter polls the lock by opening its file again and again: those opens must not look like
+    /// writes to anyone watching the folder (each used to raise IN_CLOSE_WRITE, and 40 waiting processes
+    /// overflowed the inotify queue of a process watching the folder).
+    @Test func waitingForTheLockRaisesNoWriteEvents() async throws {
+        let temp = try TemporaryFolder()
+        let url = temp.file("watched.plist")
+        try FileLock.withExclusiveLock(for: url, timeout: .seconds(10)) {}   // the lock file exists from here on
+        let lockFile = FileChangeMonitor(url: FileLock.lockURL(for: url))
+        try #require(lockFile.usesInotify)
+        let before = lockFile.changeToken
+        let holding = Flag(), release = Flag()
+        let holder = onThread {
+            try? FileLock.withExclusiveLock(for: url, timeout: .seconds(60)) {
+                holding.value.store(true, ordering: .releasing)
+                _ = waitUntil(timeout: .seconds(600)) { release.isSet }
+            }
+        }
+        defer { release.value.store(true, ordering: .releasing) }
+        #expect(await waitUntil(timeout: .seconds(60)) { holding.isSet })
+        // About 20 failed attempts in 200 ms (pauses of 0.5 ms doubling to 20 ms).
+        #expect(throws: FileStorageError.lockTimeout(url, seconds: 0.2)) {
+            try FileLock.withExclusiveLock(for: url, timeout: .milliseconds(200)) {}
+        }
+        release.value.store(true, ordering: .releasing)
+        #expect(await waitUntil(timeout: .seconds(60)) { holder.isSet })
+        // A later write in the same folder, seen by a monitor of its own, proves every earlier event
+        // was read (one queue, read in order) before the check.
+        let control = FileChangeMonitor(url: temp.file("control.plist"))
+        let controlBefore = control.changeToken
+        try DurableFile.write(Data("x".utf8), to: temp.file("control.plist"))
+        #expect(await waitUntil(timeout: .seconds(60)) { control.changeToken != controlBefore })
+        #expect(lockFile.changeToken == before,
+                "waiting for the lock counted as \(lockFile.changeToken &- before) change(s) of its file")
+    }
+
     @Test func bodyErrorsPassThroughAndReleaseTheLock() throws {
         struct Boom: Error, Equatable {}
         let temp = try TemporaryFolder()
