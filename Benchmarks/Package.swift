@@ -3,6 +3,7 @@
 // Build and run (from the repository root):
 //   swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build
 //   Benchmarks/.build/release/plist-bench
+//   Benchmarks/.build/release/plist-tree-bench  (needs libplist: see README.md)
 //   Benchmarks/.build/release/storage-bench
 //   Benchmarks/.build/release/model-bench
 //   Benchmarks/.build/release/collection-bench
@@ -55,6 +56,12 @@ let package = Package(
             name: "graph-bench",
             dependencies: ["BenchSupport", .product(name: "StateGraph", package: rootPackage)],
             path: "Sources/graph-bench"
+        ),
+        // libplist (C) is loaded at run time (dlopen), so the package builds without libplist-dev.
+        .executableTarget(
+            name: "plist-tree-bench",
+            dependencies: ["BenchSupport", .product(name: "PlistCodec", package: rootPackage)],
+            path: "Sources/plist-tree-bench"
         ),
         .executableTarget(
             name: "plist-tool-bench",
