@@ -127,6 +127,20 @@ extension XMLPlistLexer {
             var i = r.lowerBound
             var groupStart = i
             while i < r.upperBound {
+                // A whole group of four base64 characters, the usual case: no state to track.
+                if inGroup == 0, !finished, i + 4 <= r.upperBound {
+                    let a = Self.base64Value(p[i]), b = Self.base64Value(p[i + 1])
+                    let c = Self.base64Value(p[i + 2]), d = Self.base64Value(p[i + 3])
+                    if a | b | c | d >= 0 {
+                        let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        dst[written] = UInt8(truncatingIfNeeded: n >> 16)
+                        dst[written + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                        dst[written + 2] = UInt8(truncatingIfNeeded: n)
+                        written += 3
+                        i += 4
+                        continue
+                    }
+                }
                 let c = p[i]
                 let v = Self.base64Value(c)
                 if v < 0 {
