@@ -44,9 +44,14 @@ final class EncodingArena {
     @exclusivity(unchecked) var strings: [String] = []
     @exclusivity(unchecked) var datas: [Data] = []
     @exclusivity(unchecked) var wideInts: [Int128] = []
-    /// Key lists seen before, by their strings' raw bits: whether their keys are distinct, and
-    /// their sorted order.
+    /// Key lists seen before, by their keys' indices: whether their keys are distinct, and their
+    /// sorted order.
     let keyLists = KeyListCache()
+    /// The index in `strings` of recently added keys, by the raw bits of the key string: a type
+    /// encodes the same key literals every time, so each is stored once and a key list is a list
+    /// of small numbers. Equal bits are the same string (every string here stays alive).
+    @exclusivity(unchecked) private var keyBits = [UInt64](repeating: 0, count: 2 * 256)
+    @exclusivity(unchecked) private var keyIndex = [Int32](repeating: -1, count: 256)
 
     // MARK: Building
 
@@ -63,6 +68,21 @@ final class EncodingArena {
     func internString(_ s: String) -> Int32 {
         strings.append(s)
         return Int32(strings.count - 1)
+    }
+
+    /// The index of a dictionary key in `strings`, reusing the last one with the same raw bits.
+    @inline(__always)
+    func internKey(_ key: String) -> Int32 {
+        let bits = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        var h = (bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+        h ^= h >> 29
+        let slot = Int(truncatingIfNeeded: h) & 255
+        if keyIndex[slot] >= 0, keyBits[2 * slot] == bits.0, keyBits[2 * slot + 1] == bits.1 { return keyIndex[slot] }
+        let index = internString(key)
+        keyBits[2 * slot] = bits.0
+        keyBits[2 * slot + 1] = bits.1
+        keyIndex[slot] = index
+        return index
     }
 
     func addData(_ d: Data) -> Int32 {
@@ -180,29 +200,25 @@ final class EncodingArena {
     }
 }
 
-/// Facts about the key lists of recent dictionaries, found by the raw bits of their key strings:
-/// a type encodes the same key literals every time, so after the first dictionary of a type, its
+/// Facts about the key lists of recent dictionaries, found by their keys' indices in the arena's
+/// strings (`internKey` gives a key literal one index): after the first dictionary of a type, its
 /// key list is recognised with one comparison per key instead of comparing keys with each other.
 final class KeyListCache {
     private struct List {
-        var bits: [UInt64]
+        var keys: [Int32]
         var distinct: Bool
         var order: [Int]?
     }
     @exclusivity(unchecked) private var recent: [List] = []
     @exclusivity(unchecked) private var next = 0
 
-    @inline(__always)
-    private static func bits(_ s: String) -> (UInt64, UInt64) { unsafeBitCast(s, to: (UInt64, UInt64).self) }
-
     private func find(_ entries: ArraySlice<EncodingArena.Entry>, _ strings: [String]) -> Int? {
         let n = entries.count
-        search: for (slot, list) in recent.enumerated() where list.bits.count == 2 * n {
+        search: for (slot, list) in recent.enumerated() where list.keys.count == n {
             var i = 0
             for entry in entries {
-                let b = Self.bits(strings[Int(entry.key)])
-                if list.bits[i] != b.0 || list.bits[i + 1] != b.1 { continue search }
-                i += 2
+                if list.keys[i] != entry.key { continue search }
+                i += 1
             }
             return slot
         }
@@ -210,14 +226,7 @@ final class KeyListCache {
     }
 
     private func remember(_ entries: ArraySlice<EncodingArena.Entry>, _ strings: [String], distinct: Bool) -> Int {
-        var bits: [UInt64] = []
-        bits.reserveCapacity(2 * entries.count)
-        for entry in entries {
-            let b = Self.bits(strings[Int(entry.key)])
-            bits.append(b.0)
-            bits.append(b.1)
-        }
-        let list = List(bits: bits, distinct: distinct, order: nil)
+        let list = List(keys: entries.map(\.key), distinct: distinct, order: nil)
         if recent.count < 8 {
             recent.append(list)
             return recent.count - 1

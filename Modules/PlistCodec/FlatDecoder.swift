@@ -46,7 +46,7 @@ final class FlatDecoder<Store: PlistDecodingStore>: Decoder {
     }
 
     /// Decodes `type` from `node`. `Date` and `Data` are property-list kinds of their own, and the
-    /// common scalars are read directly; anything else decodes itself with this decoder moved to
+    /// common scalars (and arrays of them) are read directly; anything else decodes itself with this decoder moved to
     /// `node` (and its path built) for the time.
     @inline(__always)
     func unwrap<T: Decodable>(_ node: Int, as type: T.Type, path: @autoclosure () -> CodingPathNode) throws -> T {
@@ -55,6 +55,8 @@ final class FlatDecoder<Store: PlistDecodingStore>: Decoder {
         if T.self == Int.self { return unsafeBitCast(try integer(node, path()) as Int, to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try double(node, path()), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try bool(node, path()), to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try array(node, path(), element: { try self.string($0, $1()) }), to: T.self) }
+        if T.self == [Int].self { return unsafeBitCast(try array(node, path(), element: { try self.integer($0, $1()) as Int }), to: T.self) }
         if T.self == Date.self {
             guard store.kind(node) == .date else { throw mismatch(Date.self, node, path()) }
             return unsafeBitCast(Date(timeIntervalSinceReferenceDate: store.date(node)), to: T.self)
@@ -68,6 +70,21 @@ final class FlatDecoder<Store: PlistDecodingStore>: Decoder {
         self.path = path()
         defer { self.node = savedNode; self.path = savedPath }
         return try T(from: self)
+    }
+
+    /// An array of scalars read without a container, as `Array.init(from:)` would read it: the
+    /// same values, and the same errors at the same paths.
+    @inline(__always)
+    private func array<E>(_ node: Int, _ path: CodingPathNode,
+                          element: (Int, @autoclosure () -> CodingPathNode) throws -> E) throws -> [E] {
+        guard store.kind(node) == .array else { throw mismatch([Any].self, node, path) }
+        let items = store.container(node)
+        var result: [E] = []
+        result.reserveCapacity(items.count)
+        for i in 0..<items.count {
+            result.append(try element(store.element(items, i), path.appending(PlistCodingKey(index: i))))
+        }
+        return result
     }
 
     func mismatch(_ expected: Any.Type, _ node: Int, _ path: CodingPathNode) -> DecodingError {

@@ -11,7 +11,7 @@ struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     /// position, last value), as `PropertyListEncoder` replaces the value.
     @inline(__always) private func set(_ value: Int32, _ key: Key) {
         let arena = encoder.arena
-        arena.append(to: node, key: arena.internString(key.stringValue), value: value)
+        arena.append(to: node, key: arena.internKey(key.stringValue), value: value)
     }
 
     private var arena: EncodingArena { encoder.arena }

@@ -53,7 +53,8 @@ final class PlistEncoderImpl: Encoder {
     }
 
     /// `Date` and `Data` become their own property-list kinds instead of encoding themselves; the
-    /// common scalars are stored without a trip through `encode(to:)`.
+    /// common scalars (and arrays of them) are stored without a trip through `encode(to:)`, with
+    /// the nodes `encode(to:)` would have made.
     @inline(__always)
     func special<T: Encodable>(_ value: T) -> Int32? {
         // The type checks make the reinterpretations exact; they avoid a dynamic cast per value.
@@ -61,6 +62,17 @@ final class PlistEncoderImpl: Encoder {
         if T.self == Int.self { return arena.add(.int, bits: UInt64(bitPattern: Int64(unsafeBitCast(value, to: Int.self)))) }
         if T.self == Double.self { return arena.add(.double, bits: unsafeBitCast(value, to: Double.self).bitPattern) }
         if T.self == Bool.self { return arena.add(.bool, bits: unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
+        // Arrays of strings and integers are common enough to skip their containers too.
+        if T.self == [String].self {
+            let array = arena.add(.array)
+            for s in unsafeBitCast(value, to: [String].self) { arena.append(to: array, key: -1, value: arena.addString(s)) }
+            return array
+        }
+        if T.self == [Int].self {
+            let array = arena.add(.array)
+            for i in unsafeBitCast(value, to: [Int].self) { arena.append(to: array, key: -1, value: int(Int64(i))) }
+            return array
+        }
         if T.self == Date.self {
             let t = withUnsafeBytes(of: value) { $0.load(as: Date.self) }.timeIntervalSinceReferenceDate
             return arena.add(.date, bits: t.bitPattern)

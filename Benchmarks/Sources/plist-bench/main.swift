@@ -54,7 +54,7 @@ let results = run(makeCases(records: records, binary: binary, xml: xml), warmups
 print("\nResults (median of \(options.runs) runs):")
 print(formatTable(results))
 print("")
-print(goalLine(results, goal: 3))
+print(goalLine(results, goal: 4))
 
 let allChecksPass = byteChecks.allSatisfy(\.identical) && decodeChecks.allSatisfy(\.equal)
 exit(allChecksPass ? 0 : 1)
