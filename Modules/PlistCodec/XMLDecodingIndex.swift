@@ -166,7 +166,13 @@ final class XMLDecodingIndex: PlistDecodingStore {
 
     func sameString(_ a: Int, _ b: Int) -> Bool { ExactKey.same(string(a), string(b)) }
 
-    func isNullMarker(_ node: Int) -> Bool { nodes[node].kind == .string && string(node) == "$null" }
+    func isNullMarker(_ node: Int) -> Bool {
+        guard nodes[node].kind == .string else { return false }
+        // Only "$null" itself equals "$null": no character outside ASCII decomposes to "$", "n",
+        // "u" or "l", so comparing bytes is exact (and cheaper than `==`).
+        let utf8 = string(node).utf8
+        return utf8.count == 5 && utf8.elementsEqual("$null".utf8)
+    }
 
     func string(_ node: Int) -> String { strings[Int(nodes[node].payload)] }
 
