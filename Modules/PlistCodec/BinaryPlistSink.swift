@@ -15,6 +15,10 @@ protocol BinaryPlistSink {
     /// Whether an object met again is walked again in full, as text output spells out every
     /// reference; when `false` the walker reports it with `shared(object:)` instead.
     var expandsSharedObjects: Bool { get }
+    /// Whether `scalar(_:object:)` needs the scalar's value. When `false` the walker checks each
+    /// scalar without building it (no string or data is allocated) and hands on a placeholder:
+    /// `.string("")` for a string, `.bool(false)` for anything else.
+    static var wantsScalarValues: Bool { get }
     /// Object `object` is a scalar (anything but an array or a dictionary).
     mutating func scalar(_ value: PlistValue, object: Int) throws
     /// Object `object`, already walked, is referenced again.
@@ -25,4 +29,8 @@ protocol BinaryPlistSink {
     mutating func valueOrder(count: Int) throws -> ValueOrder
     /// The innermost open container, object `object`, closes.
     mutating func closeContainer(object: Int) throws
+}
+
+extension BinaryPlistSink {
+    static var wantsScalarValues: Bool { true }
 }

@@ -17,6 +17,7 @@ struct BinaryPlistValidator: BinaryPlistSink {
         _ = try doc.walk(maxDepth: maxDepth, into: BinaryPlistValidator())
     }
 
+    static var wantsScalarValues: Bool { false }
     var expandsSharedObjects: Bool { false }
     func scalar(_ value: PlistValue, object: Int) {}
     func shared(object: Int) {}

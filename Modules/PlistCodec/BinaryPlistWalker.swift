@@ -55,7 +55,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
         let marker = doc.bytes[offset]
         let high = marker >> 4, low = marker & 0x0F
         guard high == 0xA || high == 0xD else {
-            let scalar = try BinaryScalar.read(doc, at: offset)
+            let scalar = try BinaryScalar.read(doc, at: offset, build: Sink.wantsScalarValues)
             if case .string = scalar { marks[index] = Mark.string.rawValue } else { marks[index] = Mark.otherScalar.rawValue }
             try sink.scalar(scalar, object: index)
             return 0

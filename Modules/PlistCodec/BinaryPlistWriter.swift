@@ -120,31 +120,14 @@ private struct ObjectTable {
         let out = ByteWriter(capacity: 64 + objects.count * 8)
         out.append("bplist00")
         let numObjects = objects.count
-        let refSize = byteWidth(UInt64(numObjects))
+        let refSize = BinaryPlistBytes.byteWidth(UInt64(numObjects), mode: mode)
         var offsets = [Int](repeating: 0, count: numObjects)
         for i in 0..<numObjects {
             offsets[i] = out.count
             writeObject(i, refSize: refSize, to: out)
         }
-        let tableOffset = out.count
-        let offsetSize = byteWidth(UInt64(tableOffset))
-        out.ensure(offsets.count * offsetSize + 32)
-        for o in offsets { out.appendBigEndian(UInt64(o), width: offsetSize) }
-        out.append(repeating: 0, count: 6)
-        out.append(UInt8(offsetSize))
-        out.append(UInt8(refSize))
-        out.appendBigEndian(UInt64(numObjects), width: 8)
-        out.appendBigEndian(UInt64(0), width: 8)
-        out.appendBigEndian(UInt64(tableOffset), width: 8)
+        BinaryPlistBytes.writeTrailer(offsets: offsets, numObjects: numObjects, refSize: refSize, mode: mode, to: out)
         return out.data()
-    }
-
-    /// The byte width for offsets and references: the minimum for Foundation, the next power of two
-    /// (1, 2, 4, 8) for CoreFoundation.
-    private func byteWidth(_ value: UInt64) -> Int {
-        var n = max(1, (64 - value.leadingZeroBitCount + 7) / 8)
-        if mode == .coreFoundation { while n != 1 && n != 2 && n != 4 && n != 8 { n += 1 } }
-        return n
     }
 
     private func writeObject(_ i: Int, refSize: Int, to out: ByteWriter) {
@@ -191,44 +174,15 @@ private struct ObjectTable {
     }
 
     private func writeMarker(_ marker: UInt8, count: Int, to out: ByteWriter) {
-        if count < 15 {
-            out.append(marker | UInt8(count))
-        } else {
-            out.append(marker | 0x0F)
-            writeInt(Int64(count), to: out)
-        }
+        BinaryPlistBytes.writeMarker(marker, count: count, to: out)
     }
 
-    private func writeInt(_ v: Int64, to out: ByteWriter) {
-        let u = UInt64(bitPattern: v)
-        if u <= 0xFF {
-            out.append(0x10); out.append(UInt8(u))
-        } else if u <= 0xFFFF {
-            out.append(0x11); out.appendBigEndian(u, width: 2)
-        } else if u <= 0xFFFF_FFFF {
-            out.append(0x12); out.appendBigEndian(u, width: 4)
-        } else {
-            out.append(0x13); out.appendBigEndian(u, width: 8)
-        }
-    }
+    private func writeInt(_ v: Int64, to out: ByteWriter) { BinaryPlistBytes.writeInt(v, to: out) }
 
     private func writeASCII(_ s: StaticString, to out: ByteWriter) {
         writeMarker(0x50, count: s.utf8CodeUnitCount, to: out)
         out.append(s)
     }
 
-    private func writeString(_ s: String, to out: ByteWriter) {
-        var str = s
-        let isASCII = str.withUTF8 { buf -> Bool in
-            for b in buf where b >= 0x80 { return false }
-            writeMarker(0x50, count: buf.count, to: out)
-            out.append(UnsafeRawBufferPointer(buf))
-            return true
-        }
-        if isASCII { return }
-        let units = str.utf16
-        writeMarker(0x60, count: units.count, to: out)
-        out.ensure(units.count * 2)
-        for u in units { out.appendBigEndian(u, width: 2) }
-    }
+    private func writeString(_ s: String, to out: ByteWriter) { BinaryPlistBytes.writeString(s, to: out) }
 }

@@ -3,7 +3,11 @@ import Foundation
 /// Decoding of non-container objects, for `BinaryPlistWalker`: every object that is not an array or
 /// a dictionary is read here, with its bounds checked against the object area.
 enum BinaryScalar {
-    static func read<Bytes>(_ doc: BinaryPlistFile<Bytes>, at offset: Int) throws -> PlistValue {
+    /// Reads the scalar at `offset`. With `build` false it makes every check (the same errors in the
+    /// same order) but builds nothing: strings come back as `.string("")` and every other kind as
+    /// `.bool(false)`, which is all a sink that keeps no values needs.
+    @inline(__always)
+    static func read<Bytes>(_ doc: BinaryPlistFile<Bytes>, at offset: Int, build: Bool = true) throws -> PlistValue {
         let bytes = doc.bytes
         let marker = bytes[offset]
         let high = marker >> 4, low = marker & 0x0F
@@ -20,6 +24,7 @@ enum BinaryScalar {
             }
             let width = 1 << Int(low)
             try doc.checkRange(offset + 1, width, what: "an integer")
+            guard build else { return .bool(false) }
             if width == 16 {
                 let hi = BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8)
                 let lo = BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 9, width: 8)
@@ -33,9 +38,11 @@ enum BinaryScalar {
         case 0x2:
             if low == 2 {
                 try doc.checkRange(offset + 1, 4, what: "a 4-byte real")
+                guard build else { return .bool(false) }
                 return .float(Float(bitPattern: UInt32(BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 4))))
             } else if low == 3 {
                 try doc.checkRange(offset + 1, 8, what: "an 8-byte real")
+                guard build else { return .bool(false) }
                 return .real(Double(bitPattern: BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8)))
             }
             throw PlistError(.malformed, "binary plist: real of width code \(low) is not 4 or 8 bytes", at: .byte(offset))
@@ -44,16 +51,24 @@ enum BinaryScalar {
                 throw PlistError(.malformed, "binary plist: date marker 0x\(hex(marker)) is not 0x33", at: .byte(offset))
             }
             try doc.checkRange(offset + 1, 8, what: "a date")
+            guard build else { return .bool(false) }
             let t = Double(bitPattern: BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: 8))
             return .date(Date(timeIntervalSinceReferenceDate: t))
         case 0x4:
             let (n, start) = try doc.count(nibble: low, markerAt: offset)
             try doc.checkRange(start, n, what: "data of \(n) bytes")
+            guard build else { return .bool(false) }
             return .data(Data(bytes[start..<start + n]))
         case 0x5:
             let (n, start) = try doc.count(nibble: low, markerAt: offset)
             try doc.checkRange(start, n, what: "an ASCII string of \(n) bytes")
             let slice = bytes[start..<start + n]
+            if !build {
+                if doc.strict, let bad = slice.firstIndex(where: { $0 >= 0x80 }) {
+                    throw PlistError(.invalidString, "binary plist: ASCII string has byte 0x\(hex(bytes[bad]))", at: .byte(bad))
+                }
+                return .string("")
+            }
             if let bad = slice.firstIndex(where: { $0 >= 0x80 }) {
                 if doc.strict {
                     throw PlistError(.invalidString, "binary plist: ASCII string has byte 0x\(hex(bytes[bad]))", at: .byte(bad))
@@ -68,6 +83,12 @@ enum BinaryScalar {
         case 0x6:
             let (n, start) = try doc.count(nibble: low, markerAt: offset)
             try doc.checkRange(start, 2 * n, what: "a UTF-16 string of \(n) code units")
+            if !build {
+                if doc.strict, !utf16IsValid(doc, start: start, count: n) {
+                    throw PlistError(.invalidString, "binary plist: UTF-16 string has an unpaired surrogate", at: .byte(start))
+                }
+                return .string("")
+            }
             var units: [UInt16] = []
             units.reserveCapacity(n)
             for i in 0..<n { units.append(UInt16(bytes[start + 2 * i]) << 8 | UInt16(bytes[start + 2 * i + 1])) }
@@ -85,6 +106,7 @@ enum BinaryScalar {
                 throw PlistError(.malformed, "binary plist: UID of \(width) bytes is wider than 8", at: .byte(offset))
             }
             try doc.checkRange(offset + 1, width, what: "a UID")
+            guard build else { return .bool(false) }
             return .uid(BinaryPlistFile<Bytes>.readUInt(bytes, at: offset + 1, width: width))
         default:
             throw PlistError(.malformed, "binary plist: marker 0x\(hex(marker)) is not a property-list object", at: .byte(offset))
@@ -92,4 +114,20 @@ enum BinaryScalar {
     }
 
     static func hex(_ b: UInt8) -> String { String(b, radix: 16) }
+
+    /// Whether `count` big-endian UTF-16 code units at `start` pair every surrogate.
+    static func utf16IsValid<Bytes>(_ doc: BinaryPlistFile<Bytes>, start: Int, count: Int) -> Bool {
+        var i = 0
+        while i < count {
+            let u = UInt16(doc.bytes[start + 2 * i]) << 8 | UInt16(doc.bytes[start + 2 * i + 1])
+            i += 1
+            if u & 0xF800 != 0xD800 { continue }
+            // A high surrogate must be followed by a low one; a low one alone is unpaired.
+            guard u < 0xDC00, i < count else { return false }
+            let v = UInt16(doc.bytes[start + 2 * i]) << 8 | UInt16(doc.bytes[start + 2 * i + 1])
+            guard v & 0xFC00 == 0xDC00 else { return false }
+            i += 1
+        }
+        return true
+    }
 }

@@ -13,7 +13,10 @@ final class ByteWriter {
         base = p.assumingMemoryBound(to: UInt8.self)
     }
 
-    deinit { free(base) }
+    /// Set once `data()` has given the buffer to a `Data`, which frees it.
+    private var handedOver = false
+
+    deinit { if !handedOver { free(base) } }
 
     private static func outOfMemory() -> Never {
         // Allocation failure is not an input error: nothing sensible can continue.
@@ -121,6 +124,16 @@ final class ByteWriter {
         count += body(base + count)
     }
 
-    /// The bytes written so far.
-    func data() -> Data { Data(bytes: base, count: count) }
+    /// The bytes written so far, handed over without a copy; the writer must not be used after.
+    func data() -> Data {
+        guard !handedOver else { return Data(bytes: base, count: count) }
+        handedOver = true
+        // Give back what the doublings left unused, so the `Data` does not keep it (shrinking in
+        // place is cheap).
+        if capacity - count > 4096, let shrunk = realloc(base, max(count, 1)) {
+            base = shrunk.assumingMemoryBound(to: UInt8.self)
+            capacity = max(count, 1)
+        }
+        return Data(bytesNoCopy: base, count: count, deallocator: .free)
+    }
 }

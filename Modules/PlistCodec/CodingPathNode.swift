@@ -24,12 +24,17 @@ indirect enum CodingPathNode: Sendable {
 }
 
 /// The key of an unkeyed container's element, and of dictionary entries.
+///
+/// An element's key spells its `stringValue` (`"Index 3"`) only when asked: coders make one per
+/// element, and almost none is ever printed.
 struct PlistCodingKey: CodingKey, Sendable {
-    let stringValue: String
+    private let name: String?
     let intValue: Int?
 
-    init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
-    init(intValue: Int) { stringValue = "Index \(intValue)"; self.intValue = intValue }
+    var stringValue: String { name ?? "Index \(intValue ?? 0)" }
+
+    init(stringValue: String) { name = stringValue; intValue = nil }
+    init(intValue: Int) { name = nil; self.intValue = intValue }
     init(index: Int) { self.init(intValue: index) }
 
     static let `super` = PlistCodingKey(stringValue: "super")

@@ -27,10 +27,10 @@ public struct PlistEncoder: @unchecked Sendable {
     ///   `nil` (as `PropertyListEncoder` does), or a value that encodes nothing; `PlistError` when the
     ///   format cannot hold a value (an XML date that is not finite).
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        let node = try encodeToNode(value)
+        let (arena, root) = try encodeToArena(value)
         switch outputFormat {
-        case .binary: return try BinaryPlistWriter(mode: .foundation).write(node)
-        case .xml: return try XMLPlistWriter(mode: .foundation).write(node)
+        case .binary: return ArenaBinaryWriter(arena: arena).write(root: root)
+        case .xml: return try ArenaXMLWriter(arena: arena).write(root: root)
         case .openStep:
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "OpenStep property lists cannot be written"))
         }
@@ -38,20 +38,26 @@ public struct PlistEncoder: @unchecked Sendable {
 
     /// Encodes `value` to a `PlistValue` tree instead of bytes. Top-level scalars are allowed here.
     public func encodeToValue<T: Encodable>(_ value: T) throws -> PlistValue {
-        let impl = PlistEncoderImpl(userInfo: userInfo)
-        guard let node = try impl.wrap(value, path: .root) else {
+        let arena = EncodingArena()
+        let impl = PlistEncoderImpl(userInfo: userInfo, arena: arena)
+        let node = try impl.wrap(value, path: .root)
+        guard node >= 0 else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
-        return PlistValue(node)
+        return arena.value(of: node)
     }
 
-    func encodeToNode<T: Encodable>(_ value: T) throws -> PlistNode {
-        let impl = PlistEncoderImpl(userInfo: userInfo)
-        guard let node = try impl.wrap(value, path: .root) else {
+    /// Encodes `value` into a new arena and returns it with the root node, refusing what
+    /// `PropertyListEncoder` refuses at the top level.
+    func encodeToArena<T: Encodable>(_ value: T) throws -> (EncodingArena, Int32) {
+        let arena = EncodingArena()
+        let impl = PlistEncoderImpl(userInfo: userInfo, arena: arena)
+        let node = try impl.wrap(value, path: .root)
+        guard node >= 0 else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         let kind: String?
-        switch node {
+        switch arena.nodes[Int(node)].kind {
         case .bool: kind = "a Bool"
         case .int, .wideInt, .float, .double: kind = "a number"
         case .string, .null: kind = "a String"
@@ -61,27 +67,6 @@ public struct PlistEncoder: @unchecked Sendable {
         if let kind {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "A property list cannot have \(kind) (\(T.self)) at the top level; wrap it in an array or a keyed type."))
         }
-        return node
-    }
-}
-
-extension PlistValue {
-    /// Converts an encoder tree to a value (Codable `nil` becomes the string `$null`).
-    init(_ node: PlistNode) {
-        switch node {
-        case .null: self = .string("$null")
-        case .bool(let b): self = .bool(b)
-        case .int(let v): self = .integer(PlistInteger(Int128(v), isWide: false))
-        case .wideInt(let v): self = .integer(PlistInteger(v, isWide: true))
-        case .float(let f): self = .float(f)
-        case .double(let d): self = .real(d)
-        case .string(let s): self = .string(s)
-        case .date(let t): self = .date(Date(timeIntervalSinceReferenceDate: t))
-        case .data(let d): self = .data(d)
-        case .uid(let u): self = .uid(u)
-        case .array(let box): self = .array(box.items.map(PlistValue.init))
-        case .dictionary(let box): self = .dictionary(PlistDictionary(box.keys, box.values.map(PlistValue.init)))
-        case .isolated(let inner): self = PlistValue(inner)
-        }
+        return (arena, node)
     }
 }

@@ -1,74 +1,45 @@
 import Foundation
 
-/// The `Encoder` behind `PlistEncoder`. One instance serves a whole encode: descending into a value
-/// saves and restores `path` and `slot` instead of allocating a new encoder.
+/// The `Encoder` behind `PlistEncoder`. One instance serves a whole encode, writing every node into
+/// one `EncodingArena`: descending into a value saves and restores `path` and `slot` instead of
+/// allocating a new encoder.
 final class PlistEncoderImpl: Encoder {
     let userInfo: [CodingUserInfoKey: Any]
+    let arena: EncodingArena
     // Hot and only touched by the encoding thread: skip dynamic exclusivity checks.
     @exclusivity(unchecked) var path: CodingPathNode
-    /// The value or container the current value has produced so far.
-    @exclusivity(unchecked) var slot: PlistNode?
-    /// How many keys the last keyed containers of a few types held, to size the next one's storage.
-    @exclusivity(unchecked) private var keyedSizes: [(type: ObjectIdentifier, count: Int)] = []
+    /// The node the current value has produced so far (-1: nothing yet).
+    @exclusivity(unchecked) var slot: Int32 = -1
 
-    init(userInfo: [CodingUserInfoKey: Any], path: CodingPathNode = .root) {
+    init(userInfo: [CodingUserInfoKey: Any], arena: EncodingArena, path: CodingPathNode = .root) {
         self.userInfo = userInfo
+        self.arena = arena
         self.path = path
     }
 
     var codingPath: [any CodingKey] { path.path }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let box: NodeDictionary
-        if case .dictionary(let existing) = slot {
-            box = existing
-        } else {
-            box = NodeDictionary(capacity: sizeHint(for: Key.self))
-            slot = .dictionary(box)
-        }
-        return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(encoder: self, box: box, path: path))
-    }
-
-    /// The key count the last container keyed by `Key` ended with (a small most-recent table).
-    private func sizeHint<Key>(for type: Key.Type) -> Int {
-        let id = ObjectIdentifier(type)
-        for entry in keyedSizes where entry.type == id { return entry.count }
-        return 0
-    }
-
-    /// Remembers how many keys a container keyed by `Key` held.
-    func recordSize<Key>(_ count: Int, for type: Key.Type) {
-        let id = ObjectIdentifier(type)
-        for i in keyedSizes.indices where keyedSizes[i].type == id {
-            keyedSizes[i].count = max(keyedSizes[i].count, count)
-            return
-        }
-        if keyedSizes.count >= 8 { keyedSizes.removeFirst() }
-        keyedSizes.append((id, count))
+        if slot < 0 || arena.nodes[Int(slot)].kind != .dictionary { slot = arena.add(.dictionary) }
+        return KeyedEncodingContainer(PlistKeyedEncodingContainer<Key>(encoder: self, node: slot, path: path))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        let box: NodeArray
-        if case .array(let existing) = slot {
-            box = existing
-        } else {
-            box = NodeArray()
-            slot = .array(box)
-        }
-        return PlistUnkeyedEncodingContainer(encoder: self, box: box, path: path)
+        if slot < 0 || arena.nodes[Int(slot)].kind != .array { slot = arena.add(.array) }
+        return PlistUnkeyedEncodingContainer(encoder: self, node: slot, path: path)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer { self }
 
-    /// Encodes `value` at `path` and returns what it produced (`nil` if it encoded nothing).
-    func wrap<T: Encodable>(_ value: T, path newPath: CodingPathNode) throws -> PlistNode? {
-        if let special = Self.special(value) { return special }
+    /// Encodes `value` at `path` and returns its node (-1 if it encoded nothing).
+    func wrap<T: Encodable>(_ value: T, path newPath: CodingPathNode) throws -> Int32 {
+        if let special = special(value) { return special }
         if isDictionary(T.self), let dictionary = value as? any EncodableDictionaryMarker {
             return try dictionary.encodeSorted(into: self, path: newPath)
         }
         let savedPath = path, savedSlot = slot
         path = newPath
-        slot = nil
+        slot = -1
         defer { path = savedPath; slot = savedSlot }
         try value.encode(to: self)
         return slot
@@ -76,19 +47,38 @@ final class PlistEncoderImpl: Encoder {
 
     /// Encodes a nested value; a value that encodes nothing becomes an empty dictionary, as in Foundation.
     @inline(__always)
-    func node<T: Encodable>(for value: T, at path: CodingPathNode) throws -> PlistNode {
-        try wrap(value, path: path) ?? .dictionary(NodeDictionary())
+    func node<T: Encodable>(for value: T, at path: CodingPathNode) throws -> Int32 {
+        let node = try wrap(value, path: path)
+        return node >= 0 ? node : arena.add(.dictionary)
     }
 
-    /// `Date` and `Data` become their own property-list kinds instead of encoding themselves.
+    /// `Date` and `Data` become their own property-list kinds instead of encoding themselves; the
+    /// common scalars (and arrays of them) are stored without a trip through `encode(to:)`, with
+    /// the nodes `encode(to:)` would have made.
     @inline(__always)
-    static func special<T: Encodable>(_ value: T) -> PlistNode? {
+    func special<T: Encodable>(_ value: T) -> Int32? {
         // The type checks make the reinterpretations exact; they avoid a dynamic cast per value.
+        if T.self == String.self { return arena.addString(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return arena.add(.int, bits: UInt64(bitPattern: Int64(unsafeBitCast(value, to: Int.self)))) }
+        if T.self == Double.self { return arena.add(.double, bits: unsafeBitCast(value, to: Double.self).bitPattern) }
+        if T.self == Bool.self { return arena.add(.bool, bits: unsafeBitCast(value, to: Bool.self) ? 1 : 0) }
+        // Arrays of strings and integers are common enough to skip their containers too.
+        if T.self == [String].self {
+            let array = arena.add(.array)
+            for s in unsafeBitCast(value, to: [String].self) { arena.append(to: array, key: -1, value: arena.addString(s)) }
+            return array
+        }
+        if T.self == [Int].self {
+            let array = arena.add(.array)
+            for i in unsafeBitCast(value, to: [Int].self) { arena.append(to: array, key: -1, value: int(Int64(i))) }
+            return array
+        }
         if T.self == Date.self {
-            return .date(withUnsafeBytes(of: value) { $0.load(as: Date.self) }.timeIntervalSinceReferenceDate)
+            let t = withUnsafeBytes(of: value) { $0.load(as: Date.self) }.timeIntervalSinceReferenceDate
+            return arena.add(.date, bits: t.bitPattern)
         }
         if T.self == Data.self {
-            return .data(withUnsafePointer(to: value) { $0.withMemoryRebound(to: Data.self, capacity: 1) { $0.pointee } })
+            return arena.addData(withUnsafePointer(to: value) { $0.withMemoryRebound(to: Data.self, capacity: 1) { $0.pointee } })
         }
         return nil
     }
@@ -107,177 +97,32 @@ final class PlistEncoderImpl: Encoder {
     }
 
     /// Like `node(for:at:)`, but builds the child's coding path only when the value needs one
-    /// (dates and data never do), saving an allocation per scalar-like value.
+    /// (scalars, dates and data never do), saving an allocation per scalar-like value.
     @inline(__always)
-    func node<T: Encodable>(for value: T, under parent: CodingPathNode, key: some CodingKey) throws -> PlistNode {
-        if let special = Self.special(value) { return special }
+    func node<T: Encodable>(for value: T, under parent: CodingPathNode, key: some CodingKey) throws -> Int32 {
+        if let special = special(value) { return special }
         return try node(for: value, at: parent.appending(key))
     }
 
-    @inline(__always) static func node(_ v: Int) -> PlistNode { .int(Int64(v)) }
-    @inline(__always) static func node(_ v: UInt) -> PlistNode { .wideInt(Int128(v)) }
-    @inline(__always) static func node(_ v: UInt64) -> PlistNode { .wideInt(Int128(v)) }
+    @inline(__always) func int(_ v: Int64) -> Int32 { arena.add(.int, bits: UInt64(bitPattern: v)) }
+    @inline(__always) func wide(_ v: UInt64) -> Int32 { arena.addWide(Int128(v)) }
 }
 
 extension PlistEncoderImpl: SingleValueEncodingContainer {
-    func encodeNil() throws { slot = .null }
-    func encode(_ value: Bool) throws { slot = .bool(value) }
-    func encode(_ value: String) throws { slot = .string(value) }
-    func encode(_ value: Double) throws { slot = .double(value) }
-    func encode(_ value: Float) throws { slot = .float(value) }
-    func encode(_ value: Int) throws { slot = .int(Int64(value)) }
-    func encode(_ value: Int8) throws { slot = .int(Int64(value)) }
-    func encode(_ value: Int16) throws { slot = .int(Int64(value)) }
-    func encode(_ value: Int32) throws { slot = .int(Int64(value)) }
-    func encode(_ value: Int64) throws { slot = .int(value) }
-    func encode(_ value: UInt) throws { slot = .wideInt(Int128(value)) }
-    func encode(_ value: UInt8) throws { slot = .int(Int64(value)) }
-    func encode(_ value: UInt16) throws { slot = .int(Int64(value)) }
-    func encode(_ value: UInt32) throws { slot = .int(Int64(value)) }
-    func encode(_ value: UInt64) throws { slot = .wideInt(Int128(value)) }
+    func encodeNil() throws { slot = arena.add(.null) }
+    func encode(_ value: Bool) throws { slot = arena.add(.bool, bits: value ? 1 : 0) }
+    func encode(_ value: String) throws { slot = arena.addString(value) }
+    func encode(_ value: Double) throws { slot = arena.add(.double, bits: value.bitPattern) }
+    func encode(_ value: Float) throws { slot = arena.add(.float, bits: UInt64(value.bitPattern)) }
+    func encode(_ value: Int) throws { slot = int(Int64(value)) }
+    func encode(_ value: Int8) throws { slot = int(Int64(value)) }
+    func encode(_ value: Int16) throws { slot = int(Int64(value)) }
+    func encode(_ value: Int32) throws { slot = int(Int64(value)) }
+    func encode(_ value: Int64) throws { slot = int(value) }
+    func encode(_ value: UInt) throws { slot = wide(UInt64(value)) }
+    func encode(_ value: UInt8) throws { slot = int(Int64(value)) }
+    func encode(_ value: UInt16) throws { slot = int(Int64(value)) }
+    func encode(_ value: UInt32) throws { slot = int(Int64(value)) }
+    func encode(_ value: UInt64) throws { slot = wide(value) }
     func encode<T: Encodable>(_ value: T) throws { slot = try node(for: value, at: path) }
-}
-
-struct PlistKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: PlistEncoderImpl
-    let box: NodeDictionary
-    let path: CodingPathNode
-
-    var codingPath: [any CodingKey] { path.path }
-
-    @inline(__always) private func set(_ node: PlistNode, _ key: Key) {
-        box.set(node, for: key.stringValue)
-        if box.count > 4 { encoder.recordSize(box.count, for: Key.self) }
-    }
-
-    mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { set(.double(value), key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { set(.float(value), key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { set(.int(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { set(.wideInt(Int128(value)), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.wideInt(Int128(value)), key) }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try encoder.node(for: value, under: path, key: key), key)
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested: NodeDictionary
-        if case .dictionary(let existing)? = box[key.stringValue] {
-            nested = existing
-        } else {
-            nested = NodeDictionary()
-            set(.dictionary(nested), key)
-        }
-        return KeyedEncodingContainer(PlistKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, path: path.appending(key)))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested: NodeArray
-        if case .array(let existing)? = box[key.stringValue] {
-            nested = existing
-        } else {
-            nested = NodeArray()
-            set(.array(nested), key)
-        }
-        return PlistUnkeyedEncodingContainer(encoder: encoder, box: nested, path: path.appending(key))
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        PlistSuperEncoder(parent: encoder, target: .dictionary(box, "super"), path: path.appending(PlistCodingKey.super))
-    }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        PlistSuperEncoder(parent: encoder, target: .dictionary(box, key.stringValue), path: path.appending(key))
-    }
-}
-
-struct PlistUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let encoder: PlistEncoderImpl
-    let box: NodeArray
-    let path: CodingPathNode
-
-    var codingPath: [any CodingKey] { path.path }
-    var count: Int { box.items.count }
-
-    @inline(__always) private func add(_ node: PlistNode) { box.items.append(node) }
-
-    mutating func encodeNil() throws { add(.null) }
-    mutating func encode(_ value: Bool) throws { add(.bool(value)) }
-    mutating func encode(_ value: String) throws { add(.string(value)) }
-    mutating func encode(_ value: Double) throws { add(.double(value)) }
-    mutating func encode(_ value: Float) throws { add(.float(value)) }
-    mutating func encode(_ value: Int) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { add(.int(value)) }
-    mutating func encode(_ value: UInt) throws { add(.wideInt(Int128(value))) }
-    mutating func encode(_ value: UInt8) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: UInt16) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: UInt32) throws { add(.int(Int64(value))) }
-    mutating func encode(_ value: UInt64) throws { add(.wideInt(Int128(value))) }
-
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        add(try encoder.node(for: value, under: path, key: PlistCodingKey(index: box.items.count)))
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = NodeDictionary()
-        let nestedPath = path.appending(PlistCodingKey(index: box.items.count))
-        add(.dictionary(nested))
-        return KeyedEncodingContainer(PlistKeyedEncodingContainer<NestedKey>(encoder: encoder, box: nested, path: nestedPath))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = NodeArray()
-        let nestedPath = path.appending(PlistCodingKey(index: box.items.count))
-        add(.array(nested))
-        return PlistUnkeyedEncodingContainer(encoder: encoder, box: nested, path: nestedPath)
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        let index = box.items.count
-        return PlistSuperEncoder(parent: encoder, target: .array(box, index), path: path.appending(PlistCodingKey(index: index)))
-    }
-}
-
-/// The encoder `superEncoder()` returns: it encodes into a tree of its own and, when released, puts
-/// that tree into the parent container (as `PropertyListEncoder` does, with its own sharing table).
-final class PlistSuperEncoder: Encoder {
-    enum Target {
-        case array(NodeArray, Int)
-        case dictionary(NodeDictionary, String)
-    }
-
-    private let inner: PlistEncoderImpl
-    private let target: Target
-
-    init(parent: PlistEncoderImpl, target: Target, path: CodingPathNode) {
-        inner = PlistEncoderImpl(userInfo: parent.userInfo, path: path)
-        self.target = target
-    }
-
-    deinit {
-        let node = PlistNode.isolated(inner.slot ?? .dictionary(NodeDictionary()))
-        switch target {
-        case .array(let box, let index): box.items.insert(node, at: min(index, box.items.count))
-        case .dictionary(let box, let key): box.set(node, for: key)
-        }
-    }
-
-    var codingPath: [any CodingKey] { inner.codingPath }
-    var userInfo: [CodingUserInfoKey: Any] { inner.userInfo }
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { inner.container(keyedBy: type) }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { inner.unkeyedContainer() }
-    func singleValueContainer() -> any SingleValueEncodingContainer { inner.singleValueContainer() }
 }

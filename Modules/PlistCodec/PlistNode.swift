@@ -1,9 +1,8 @@
 import Foundation
 
-/// The writers' input: a property-list tree plus Codable's `nil`, with containers boxed so the
-/// Codable encoder can fill them in place while nested containers are still open.
-///
-/// `PlistValue` converts to this; `PlistEncoder` builds it directly, which avoids a second tree.
+/// The input of the `PlistValue` writers (`BinaryPlistWriter`, `XMLPlistWriter`): a property-list
+/// tree, converted from a `PlistValue`. `PlistEncoder` writes through an `EncodingArena` instead;
+/// `.null` and `.isolated` are what it needed here before, and the writers still handle them.
 enum PlistNode {
     /// Codable's `nil`: written as the string `$null`, but one object of its own (never shared with
     /// a real `"$null"` string), as `PropertyListEncoder` writes it.
@@ -44,58 +43,20 @@ enum PlistNode {
     }
 }
 
-/// An array under construction.
+/// An array's elements.
 final class NodeArray {
     @exclusivity(unchecked) var items: [PlistNode]
     init(_ items: [PlistNode] = []) { self.items = items }
 }
 
-/// A dictionary under construction, in insertion order. Setting an existing key replaces its value in
-/// place, as `PropertyListEncoder` does when a key is encoded twice.
+/// A dictionary's entries, in order, with distinct keys.
 final class NodeDictionary {
     /// Keys and values together: one allocation per dictionary instead of two.
-    @exclusivity(unchecked) private(set) var entries: [(key: String, value: PlistNode)]
-    /// Built once the dictionary is large enough that a linear duplicate check would cost.
-    private var index: [String: Int]?
-
-    init(capacity: Int = 0) {
-        entries = []
-        if capacity > 0 { entries.reserveCapacity(capacity) }
-    }
+    let entries: [(key: String, value: PlistNode)]
 
     init(uniqueKeys keys: [String], values: [PlistNode]) {
         entries = Array(zip(keys, values))
     }
 
-    init(uniqueEntries: [(key: String, value: PlistNode)]) {
-        entries = uniqueEntries
-    }
-
     var count: Int { entries.count }
-    var keys: [String] { entries.map(\.key) }
-    var values: [PlistNode] { entries.map(\.value) }
-
-    /// Appends without a duplicate check; the caller guarantees `key` is new.
-    func appendUnique(_ key: String, _ value: PlistNode) {
-        entries.append((key, value))
-        if index != nil { index![key] = entries.count - 1 }
-    }
-
-    func position(of key: String) -> Int? {
-        if let index { return index[key] }
-        if entries.count < 24 {
-            for i in entries.indices where entries[i].key == key { return i }
-            return nil
-        }
-        var built = [String: Int](minimumCapacity: entries.count)
-        for (i, e) in entries.enumerated() where built[e.key] == nil { built[e.key] = i }
-        index = built
-        return built[key]
-    }
-
-    func set(_ value: PlistNode, for key: String) {
-        if let i = position(of: key) { entries[i].value = value } else { appendUnique(key, value) }
-    }
-
-    subscript(key: String) -> PlistNode? { position(of: key).map { entries[$0].value } }
 }

@@ -118,53 +118,72 @@ extension XMLPlistLexer {
         var out = Data(count: r.count / 4 * 3 + 3)
         var written = 0
         var failure: (offset: Int, message: String)?
-        out.withUnsafeMutableBytes { raw in
-            guard let dst = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-            var acc: UInt32 = 0
-            var inGroup = 0
-            var padding = 0
-            var finished = false
-            var i = r.lowerBound
-            var groupStart = i
-            while i < r.upperBound {
-                let c = p[i]
-                let v = Self.base64Value(c)
-                if v < 0 {
-                    if Self.isSpace(c) || c == 0x0C || c == 0x0B { i += 1; continue }
-                    if c == UInt8(ascii: "=") && inGroup >= 2 {
-                        padding += 1
-                        acc <<= 6
+        Self.base64Table.withUnsafeBufferPointer { table in
+            out.withUnsafeMutableBytes { raw in
+                guard let dst = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                var acc: UInt32 = 0
+                var inGroup = 0
+                var padding = 0
+                var finished = false
+                var i = r.lowerBound
+                var groupStart = i
+                while i < r.upperBound {
+                    // A whole group of four base64 characters, the usual case: no state to track.
+                    if inGroup == 0, !finished, i + 4 <= r.upperBound {
+                        let a = table[Int(p[i])], b = table[Int(p[i + 1])]
+                        let c = table[Int(p[i + 2])], d = table[Int(p[i + 3])]
+                        if a | b | c | d >= 0 {
+                            let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                            dst[written] = UInt8(truncatingIfNeeded: n >> 16)
+                            dst[written + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                            dst[written + 2] = UInt8(truncatingIfNeeded: n)
+                            written += 3
+                            i += 4
+                            continue
+                        }
+                    }
+                    let c = p[i]
+                    let v = Self.base64Value(c)
+                    if v < 0 {
+                        if Self.isSpace(c) || c == 0x0C || c == 0x0B { i += 1; continue }
+                        if c == UInt8(ascii: "=") && inGroup >= 2 {
+                            padding += 1
+                            acc <<= 6
+                        } else {
+                            failure = (i, c == UInt8(ascii: "=") ? "misplaced '=' in <data>" : "character outside base64 in <data>")
+                            return
+                        }
                     } else {
-                        failure = (i, c == UInt8(ascii: "=") ? "misplaced '=' in <data>" : "character outside base64 in <data>")
-                        return
+                        if finished || padding > 0 {
+                            failure = (i, "base64 continues after '=' padding in <data>")
+                            return
+                        }
+                        acc = acc << 6 | UInt32(v)
                     }
-                } else {
-                    if finished || padding > 0 {
-                        failure = (i, "base64 continues after '=' padding in <data>")
-                        return
+                    if inGroup == 0 { groupStart = i }
+                    inGroup += 1
+                    if inGroup == 4 {
+                        dst[written] = UInt8(truncatingIfNeeded: acc >> 16)
+                        if padding < 2 { dst[written + 1] = UInt8(truncatingIfNeeded: acc >> 8) }
+                        if padding < 1 { dst[written + 2] = UInt8(truncatingIfNeeded: acc) }
+                        written += 3 - padding
+                        finished = padding > 0
+                        padding = 0
+                        inGroup = 0
+                        acc = 0
                     }
-                    acc = acc << 6 | UInt32(v)
+                    i += 1
                 }
-                if inGroup == 0 { groupStart = i }
-                inGroup += 1
-                if inGroup == 4 {
-                    dst[written] = UInt8(truncatingIfNeeded: acc >> 16)
-                    if padding < 2 { dst[written + 1] = UInt8(truncatingIfNeeded: acc >> 8) }
-                    if padding < 1 { dst[written + 2] = UInt8(truncatingIfNeeded: acc) }
-                    written += 3 - padding
-                    finished = padding > 0
-                    padding = 0
-                    inGroup = 0
-                    acc = 0
-                }
-                i += 1
+                if inGroup != 0 { failure = (groupStart, "incomplete base64 group in <data>") }
             }
-            if inGroup != 0 { failure = (groupStart, "incomplete base64 group in <data>") }
         }
         if let failure { throw error(.invalidBase64, failure.message, at: failure.offset) }
         out.count = written
         return out
     }
+
+    /// `base64Value` of every byte, for the loop over whole groups.
+    static let base64Table: [Int8] = (0...255).map { base64Value(UInt8($0)) }
 
     @inline(__always) static func base64Value(_ c: UInt8) -> Int8 {
         switch c {
