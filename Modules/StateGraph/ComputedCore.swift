@@ -190,7 +190,7 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         let inReads = Membership(reads)
         let me = Unmanaged.passUnretained(self)
         var valid = true
-        graph.mutex.withLock { _ in
+        withGraphLock {
             var added = Membership(capacity: reads.count)
             for index in 0..<reads.count {
                 let node = reads[index]
@@ -229,7 +229,7 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         dependencies = TrivialList()
         guard !old.isEmpty else { return }
         let me = Unmanaged.passUnretained(self)
-        graph.mutex.withLock { _ in
+        withGraphLock {
             var removed = Membership(capacity: old.count)
             for index in 0..<old.count where removed.insert(old[index]) {
                 old[index]._withUnsafeGuaranteedRef { $0.removeDependent(me) }

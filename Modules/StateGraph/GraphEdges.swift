@@ -37,13 +37,13 @@ struct ObserverSet {
         }
     }
 
-    private var ids: [ObjectIdentifier] = []
+    @usableFromInline var ids: [ObjectIdentifier] = []
     private var references: [Reference] = []
 
     @usableFromInline init() {}
 
     /// Whether there is no observer.
-    @usableFromInline var isEmpty: Bool { ids.isEmpty }
+    @inlinable var isEmpty: Bool { ids.isEmpty }
 
     @usableFromInline
     mutating func insert(_ observer: any GraphObserver) {

@@ -40,7 +40,9 @@ class NodeCore: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var dependents = TrivialList<Unmanaged<ComputedCore>>()
     /// The graph's lock, kept here so a write reaches it with one load (a global would be checked for
     /// lazy initialization on every access).
-    @usableFromInline unowned(unsafe) let graph = GraphLock.shared
+    /// Unmanaged: the lock lives as long as the program, and a reference would be retained and
+    /// released around every use.
+    @usableFromInline let graph = Unmanaged.passUnretained(GraphLock.shared)
     /// Tracking observers and subscriptions that read this node. Guarded by `GraphLock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var observers = ObserverSet()
 
@@ -56,11 +58,18 @@ class NodeCore: @unchecked Sendable {
     final func invalidateDependents(into notifications: inout GraphNotifications) {
         if !observers.isEmpty { observers.collect(into: &notifications) }
         guard !dependents.isEmpty else { return }
-        let lock = graph
-        lock.stack.append(contentsOf: dependents)
-        while let next = lock.stack.popLast() {
-            next._withUnsafeGuaranteedRef { $0.invalidate(into: &notifications, stack: &lock.stack) }
+        graph._withUnsafeGuaranteedRef { lock in
+            lock.stack.append(contentsOf: dependents)
+            while let next = lock.stack.popLast() {
+                next._withUnsafeGuaranteedRef { $0.invalidate(into: &notifications, stack: &lock.stack) }
+            }
         }
+    }
+
+    /// Runs `body` under `GraphLock`.
+    @inlinable
+    final func withGraphLock<R>(_ body: () -> R) -> R {
+        graph._withUnsafeGuaranteedRef { lock in lock.mutex.withLock { _ in body() } }
     }
 
     /// Removes `core` from `dependents` (under `GraphLock`).
@@ -75,13 +84,13 @@ class NodeCore: @unchecked Sendable {
     /// Adds `observer` to the observers (it read this node while tracking).
     @usableFromInline
     final func addObserver(_ observer: any GraphObserver) {
-        graph.mutex.withLock { _ in observers.insert(observer) }
+        withGraphLock { observers.insert(observer) }
     }
 
     /// Removes the observer with this identity.
     final func removeObserver(_ id: ObjectIdentifier) {
         // Released here, after the lock: see `ObserverSet.remove`.
-        let removed = graph.mutex.withLock { _ in observers.remove(id) }
+        let removed = withGraphLock { observers.remove(id) }
         withExtendedLifetime(removed) {}
     }
 }

@@ -107,7 +107,7 @@ public final class Stored<Value>: @unchecked Sendable {
                 if core.state.load(ordering: .sequentiallyConsistent) == seen { return (Self.unpack(loaded), seen) }
             }
             // A write is under way: it holds the graph's lock until it is done.
-            return core.graph.mutex.withLock { _ in (Self.unpack(bits.load(ordering: .relaxed)), core.state.load(ordering: .relaxed)) }
+            return core.withGraphLock { (Self.unpack(bits.load(ordering: .relaxed)), core.state.load(ordering: .relaxed)) }
         }
         var version: UInt64 = 0
         let current = lock.withLock { _ in
@@ -182,7 +182,7 @@ public final class Stored<Value>: @unchecked Sendable {
                 observedSinceNotification.store(false, ordering: .relaxed)
                 notifications.append(self)
             }
-            core.graph.mutex.withLock { _ in core.invalidateDependents(into: &notifications) }
+            core.withGraphLock { core.invalidateDependents(into: &notifications) }
             return true
         }
         // The old value is released here, after the lock: its `deinit` may do anything.
@@ -201,7 +201,7 @@ public final class Stored<Value>: @unchecked Sendable {
             // Compared outside the lock (it is the program's code). Equal to the value at that moment:
             // the write takes effect then, changing nothing.
             if let isEqual, isEqual(current, newValue) { return false }
-            let stored = core.graph.mutex.withLock { _ -> Bool in
+            let stored = core.withGraphLock { () -> Bool in
                 // Another write came first: compare again with its value.
                 guard core.state.load(ordering: .relaxed) == version else { return false }
                 core.state.store(version | 1, ordering: .sequentiallyConsistent)
