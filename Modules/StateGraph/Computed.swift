@@ -75,10 +75,6 @@ public final class Computed<Value>: @unchecked Sendable {
         relay = core.relay
     }
 
-    deinit {
-        core.retire()
-    }
-
     /// How many times the rule has run (for tests and diagnostics).
     package var evaluationCount: Int { core.evaluations.load(ordering: .acquiring) }
 

@@ -49,9 +49,12 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         self.name = name
     }
 
+    // The core outlives its `Computed` while nodes that read it hold it in their dependency lists
+    // (a node made and read inside a rule, say): it stays in its own dependencies' lists meanwhile,
+    // so changes still reach those readers. It leaves them when it goes. Cores are never released
+    // under `GraphLock` (lists are released after leaving it), so taking it here cannot deadlock.
     deinit {
-        for index in 0..<dependencies.count { dependencies[index].release() }
-        dependencies.deallocate()
+        retire()
         records.deallocate()
     }
 
@@ -223,7 +226,6 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
 
     /// Leaves the dependent lists of the nodes this one read (the node is going away) and lets go of
     /// them.
-    @usableFromInline
     func retire() {
         var old = dependencies
         dependencies = TrivialList()
