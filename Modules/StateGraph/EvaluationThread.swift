@@ -6,86 +6,179 @@ import Musl
 import Darwin
 #endif
 
-/// A computed node as cycle detection sees it: a name, and the thread running its rule.
+/// Who records a read: nobody (a read from outside), the computed node whose rule is running, or a
+/// tracking closure's recorder.
 @usableFromInline
-protocol EvaluatingNode: AnyObject {
-    /// The node's name, for the cycle's description.
-    var name: String { get }
-    /// The `EvaluationThread.id` of the thread running the node's rule, or 0.
-    var evaluatingThread: UInt { get }
+enum GraphReader {
+    case none
+    case evaluation(Unmanaged<ComputedCore>)
+    case tracking(Unmanaged<GraphRecorder>)
 }
 
-/// The rules running on one thread, outermost first, and the node the thread waits to evaluate.
+/// What the graph keeps per thread: the recorder of the evaluation or tracking closure running on
+/// it, the rules running on it (for cycle detection), the node it waits to evaluate, its batch, and
+/// a reusable list for a write's notifications.
 ///
 /// A node's rule runs on the reading thread and reads other nodes, whose rules run nested inside it,
 /// so each thread has a stack of evaluations. A read of a node that is on the reading thread's own
 /// stack is a cycle; so is a wait for a node that another thread evaluates if that thread, or one it
 /// waits for, waits for a node on this stack (see `GraphWaits`).
+///
+/// A handle to memory the thread owns (freed when it exits), not an object: the handle is copied
+/// around the hot paths with no reference counting. One thread-local lookup (`current`) per node
+/// read or write; everything else is a field reached through the handle, handed down the evaluation.
 @usableFromInline
-final class EvaluationThread: @unchecked Sendable {
-    /// One evaluation under way; the node is alive while its rule runs.
+struct EvaluationThread: @unchecked Sendable {
     @usableFromInline
-    struct Frame {
-        @usableFromInline unowned(unsafe) let node: any EvaluatingNode
+    struct State {
+        /// Who records the reads made on this thread now (unretained: each is set only while its
+        /// owner runs).
+        @usableFromInline var reader = GraphReader.none
+        /// The evaluations under way on this thread, innermost last (each node is alive while its rule
+        /// runs). Only this thread changes it, and not while it is registered as waiting in
+        /// `GraphWaits`, whose lock lets another thread read it then.
+        @usableFromInline var frames = TrivialList<Unmanaged<ComputedCore>>()
+        /// The node this thread waits to evaluate while registered in `GraphWaits` (guarded by its lock).
+        var waitingFor: Unmanaged<ComputedCore>?
+        /// The batch running on this thread (`withGraphBatch`).
+        @usableFromInline var batch: GraphBatch?
+        /// A write's list of what to notify, kept between writes so a write does not allocate one (a
+        /// write made by an observer, while the list is in use, makes its own).
+        @usableFromInline var notificationScratch = GraphNotifications()
+    }
 
-        @inlinable
-        init(node: any EvaluatingNode) {
-            self.node = node
-        }
+    @usableFromInline let state: UnsafeMutablePointer<State>
+
+    @inlinable
+    init(state: UnsafeMutablePointer<State>) {
+        self.state = state
     }
 
     /// Tells this thread from others; never 0.
     @inlinable
-    var id: UInt { UInt(bitPattern: ObjectIdentifier(self)) }
-    /// The evaluations under way on this thread, innermost last. Only this thread changes it, and not
-    /// while it is registered as waiting in `GraphWaits`, whose lock lets another thread read it then.
-    @usableFromInline @exclusivity(unchecked) var frames: [Frame] = []
-    /// The node this thread waits to evaluate while registered in `GraphWaits` (guarded by its lock).
-    @exclusivity(unchecked) unowned(unsafe) var waitingFor: (any EvaluatingNode)?
+    var id: UInt { UInt(bitPattern: state) }
 
-    private init() {
-        frames.reserveCapacity(8)
+    /// Who records the reads made on this thread now.
+    @inlinable
+    var reader: GraphReader {
+        get { state.pointee.reader }
+        nonmutating set { state.pointee.reader = newValue }
+    }
+
+    /// The batch running on this thread.
+    @inlinable
+    var batch: GraphBatch? {
+        get { state.pointee.batch }
+        nonmutating set { state.pointee.batch = newValue }
+    }
+
+    /// Whether this thread is running no rule.
+    @inlinable
+    var isIdle: Bool { state.pointee.frames.isEmpty }
+
+    /// Notes that this thread starts running `node`'s rule.
+    @inlinable
+    func push(_ node: ComputedCore) {
+        state.pointee.frames.append(Unmanaged.passUnretained(node))
+    }
+
+    /// Notes that the innermost rule ended.
+    @inlinable
+    func pop() {
+        state.pointee.frames.removeLast()
+    }
+
+    /// The node this thread waits to evaluate (under `GraphWaits`' lock).
+    var waitingFor: Unmanaged<ComputedCore>? {
+        get { state.pointee.waitingFor }
+        nonmutating set { state.pointee.waitingFor = newValue }
     }
 
     /// The names of the nodes from `node`'s evaluation to the innermost one (all if `node` is not
     /// on the stack).
-    func names(from node: any EvaluatingNode) -> [String] {
-        let start = frames.lastIndex { $0.node === node } ?? 0
-        return frames[start...].map(\.node.name)
+    func names(from node: ComputedCore) -> [String] {
+        let frames = state.pointee.frames
+        var start = 0
+        for index in stride(from: frames.count - 1, through: 0, by: -1)
+        where frames[index].toOpaque() == Unmanaged.passUnretained(node).toOpaque() {
+            start = index
+            break
+        }
+        return (start..<frames.count).map { frames[$0].takeUnretainedValue().name }
     }
 
     /// The cycle a read of `node`, which this thread is already evaluating, closes.
     @usableFromInline
-    func cycle(through node: any EvaluatingNode) -> GraphCycleError {
+    func cycle(through node: ComputedCore) -> GraphCycleError {
         GraphCycleError(nodes: names(from: node) + [node.name], spansThreads: false)
+    }
+
+    /// Takes the notification list (empty) for a write.
+    @inlinable
+    func takeNotifications() -> GraphNotifications {
+        var list = GraphNotifications()
+        swap(&list, &state.pointee.notificationScratch)
+        return list
+    }
+
+    /// Gives the list back (emptied by `deliver`) for the next write.
+    @inlinable
+    func returnNotifications(_ list: inout GraphNotifications) {
+        // A write made while the list was out (by an observer) may have returned one already.
+        if state.pointee.notificationScratch.relays.capacity == 0 {
+            swap(&list, &state.pointee.notificationScratch)
+        } else {
+            list.discard()
+        }
     }
 
     // MARK: The current thread's
 
-    @usableFromInline static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // The thread's object lives as long as the thread.
-        #if canImport(Darwin)
-        pthread_key_create(&key) { Unmanaged<EvaluationThread>.fromOpaque($0).release() }
-        #else
-        pthread_key_create(&key) { raw in
-            if let raw { Unmanaged<EvaluationThread>.fromOpaque(raw).release() }
-        }
-        #endif
-        return key
-    }()
+    /// The thread-local key, made on first use; `UInt32.max` until then. A plain global with a
+    /// constant initial value, so reading it costs no lazy-initialization check on every node read.
+    @usableFromInline nonisolated(unsafe) static var key = pthread_key_t.max
 
     /// The calling thread's.
     @inlinable
     static var current: EvaluationThread {
-        if let raw = pthread_getspecific(key) { return Unmanaged<EvaluationThread>.fromOpaque(raw).takeUnretainedValue() }
+        let key = key
+        if key != .max, let raw = pthread_getspecific(key) { return EvaluationThread(state: raw.assumingMemoryBound(to: State.self)) }
         return makeCurrent()
     }
 
+    /// Makes the key (once) and this thread's state.
     @usableFromInline
     static func makeCurrent() -> EvaluationThread {
-        let thread = EvaluationThread()
-        pthread_setspecific(key, Unmanaged.passRetained(thread).toOpaque())
-        return thread
+        let key = madeKey
+        if let raw = pthread_getspecific(key) { return EvaluationThread(state: raw.assumingMemoryBound(to: State.self)) }
+        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: State())
+        state.pointee.frames.grow(to: 16)
+        pthread_setspecific(key, state)
+        return EvaluationThread(state: state)
+    }
+
+    /// The key, made once (Swift runs a global's initializer once, under a lock).
+    private static let madeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        // The thread's state lives as long as the thread.
+        #if canImport(Darwin)
+        pthread_key_create(&key) { EvaluationThread.free($0) }
+        #else
+        pthread_key_create(&key) { raw in
+            if let raw { EvaluationThread.free(raw) }
+        }
+        #endif
+        // Published for `current`: a reader that sees `.max` comes here and finds the key made.
+        EvaluationThread.key = key
+        return key
+    }()
+
+    private static func free(_ raw: UnsafeMutableRawPointer) {
+        let state = raw.assumingMemoryBound(to: State.self)
+        state.pointee.frames.deallocate()
+        state.pointee.notificationScratch.discard()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Applies several writes and notifies observers once, at the end.
 ///
 /// Inside the batch every write takes effect at once (a read sees it, and computed nodes that depend
@@ -22,27 +14,30 @@ import Darwin
 ///
 /// Batches are per thread: writes on another thread are not part of this one.
 public func withGraphBatch<T>(_ body: () throws -> T) rethrows -> T {
-    if let batch = GraphBatch.current {
+    let thread = EvaluationThread.current
+    if let batch = thread.batch {
         batch.depth += 1
         defer { batch.depth -= 1 }
         return try body()
     }
     let batch = GraphBatch()
-    GraphBatch.current = batch
+    thread.batch = batch
     defer {
-        GraphBatch.current = nil
+        thread.batch = nil
         batch.flush()
     }
     return try body()
 }
 
 /// The notifications a running batch holds back.
+@usableFromInline
 final class GraphBatch {
     var depth = 1
     private var queued: [any GraphNotifying] = []
     private var seen = Set<ObjectIdentifier>()
 
     /// Queues `items`, each at most once per batch.
+    @usableFromInline
     func enqueue(_ items: [any GraphNotifying]) {
         for item in items where seen.insert(ObjectIdentifier(item)).inserted {
             queued.append(item)
@@ -55,23 +50,5 @@ final class GraphBatch {
         queued = []
         seen = []
         for item in items { item.notifyObservers() }
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    /// The batch running on this thread, if any.
-    static var current: GraphBatch? {
-        get {
-            guard let raw = pthread_getspecific(key) else { return nil }
-            return Unmanaged<GraphBatch>.fromOpaque(raw).takeUnretainedValue()
-        }
-        set {
-            if let old = pthread_getspecific(key) { Unmanaged<GraphBatch>.fromOpaque(old).release() }
-            pthread_setspecific(key, newValue.map { Unmanaged.passRetained($0).toOpaque() })
-        }
     }
 }

@@ -1,23 +1,3 @@
-/// A node others can depend on: `Stored` and `Computed`.
-@usableFromInline
-protocol GraphDependency: AnyObject {
-    /// Adds `dependent` to the nodes told when this one changes.
-    func addDependent(_ dependent: any GraphDependent)
-    /// Removes the dependent with this identity.
-    func removeDependent(_ id: ObjectIdentifier)
-}
-
-/// Something told when a node it read changed: a computed node or an observer.
-@usableFromInline
-protocol GraphDependent: AnyObject {
-    /// Whether the node holds this dependent strongly (a one-shot observer nobody else keeps) or
-    /// weakly (a computed node or a subscription, kept alive by their owners).
-    var isRetainedByDependencies: Bool { get }
-    /// Marks this dependent stale: appends what must be invalidated next and what must be notified
-    /// once the whole change has spread.
-    func invalidate(_ work: inout GraphPropagation)
-}
-
 /// Something with observers to notify once a change has spread through the graph.
 @usableFromInline
 protocol GraphNotifying: AnyObject {
@@ -25,54 +5,55 @@ protocol GraphNotifying: AnyObject {
     func notifyObservers()
 }
 
-/// The dependents of one node, held weakly or strongly as each asks.
-///
-/// An array: nodes have few dependents, iterating it is what a write does, and inserting (a linear
-/// search) happens only when an evaluation reads a node it did not read last time.
+/// An observer of nodes (a one-shot tracking observer or a subscription): told once the change of a
+/// node it read has spread.
 @usableFromInline
-struct DependentSet {
+protocol GraphObserver: GraphNotifying {
+    /// Whether the nodes hold this observer strongly (a one-shot observer nobody else keeps) or
+    /// weakly (a subscription, kept alive by its owner).
+    var isRetainedByDependencies: Bool { get }
+}
+
+/// The observers of one node, held weakly or strongly as each asks. Guarded by `GraphLock`.
+///
+/// Computed nodes that read a node are not here: they are in its `dependents`, unretained (see
+/// `NodeCore`). Observers are few and change rarely, so this is a plain array.
+@usableFromInline
+struct ObserverSet {
     /// A weak reference in a box, so that copying an entry retains the box instead of touching the
-    /// dependent's weak reference count.
+    /// observer's weak reference count.
     private final class WeakBox {
-        weak var dependent: (any GraphDependent)?
-        init(_ dependent: any GraphDependent) { self.dependent = dependent }
+        weak var observer: (any GraphObserver)?
+        init(_ observer: any GraphObserver) { self.observer = observer }
     }
 
     private enum Reference {
-        case strong(any GraphDependent)
+        case strong(any GraphObserver)
         case weak(WeakBox)
-        /// A computed node's stand-in, dropped once its node is gone.
-        case handle(DependentHandle)
 
         var isGone: Bool {
-            switch self {
-            case .strong: return false
-            case .weak(let box): return box.dependent == nil
-            case .handle(let handle): return handle.isDetached
-            }
+            if case .weak(let box) = self { return box.observer == nil }
+            return false
         }
     }
 
-    private var ids: [ObjectIdentifier] = []
+    @usableFromInline var ids: [ObjectIdentifier] = []
     private var references: [Reference] = []
 
     @usableFromInline init() {}
 
-    /// Whether there is no dependent.
-    @usableFromInline var isEmpty: Bool { ids.isEmpty }
+    /// Whether there is no observer.
+    @inlinable var isEmpty: Bool { ids.isEmpty }
 
     @usableFromInline
-    mutating func insert(_ dependent: any GraphDependent) {
-        let id = ObjectIdentifier(dependent)
+    mutating func insert(_ observer: any GraphObserver) {
+        let id = ObjectIdentifier(observer)
         if ids.contains(id) { return }
-        // New edges are when lists grow, so forget departed dependents here too.
+        // New edges are when lists grow, so forget departed observers here too (weak boxes only:
+        // dropping one releases no program object).
         if references.contains(where: \.isGone) { removeGone() }
         ids.append(id)
-        if let handle = dependent as? DependentHandle {
-            references.append(.handle(handle))
-        } else {
-            references.append(dependent.isRetainedByDependencies ? .strong(dependent) : .weak(WeakBox(dependent)))
-        }
+        references.append(observer.isRetainedByDependencies ? .strong(observer) : .weak(WeakBox(observer)))
     }
 
     private mutating func removeGone() {
@@ -86,61 +67,82 @@ struct DependentSet {
         }
     }
 
+    /// Removes the observer with this identity; returns it, so the caller releases it after leaving
+    /// `GraphLock` (the last release of a one-shot observer can free any object its closure holds).
     @usableFromInline
-    mutating func remove(_ id: ObjectIdentifier) {
-        if let index = ids.firstIndex(of: id) {
-            ids.remove(at: index)
-            references.remove(at: index)
+    mutating func remove(_ id: ObjectIdentifier) -> AnyObject? {
+        guard let index = ids.firstIndex(of: id) else { return nil }
+        ids.remove(at: index)
+        switch references.remove(at: index) {
+        case .strong(let observer): return observer
+        case .weak(let box): return box
         }
     }
 
-    /// Appends the live dependents to `list`; forgets the ones that are gone.
+    /// Appends the live observers to `list`; forgets the ones that are gone.
     @usableFromInline
-    mutating func collect(into list: inout [any GraphDependent]) {
-        // No list of gone indices: this runs for every node a write marks, and departures are rare.
+    mutating func collect(into list: inout GraphNotifications) {
         var sawGone = false
         for reference in references {
             switch reference {
-            case .strong(let dependent):
-                list.append(dependent)
+            case .strong(let observer):
+                list.append(observer)
             case .weak(let box):
-                if let dependent = box.dependent { list.append(dependent) } else { sawGone = true }
-            case .handle(let handle):
-                if handle.isDetached { sawGone = true } else { list.append(handle) }
+                if let observer = box.observer { list.append(observer) } else { sawGone = true }
             }
         }
         if sawGone { removeGone() }
     }
 }
 
-/// One change spreading through the graph: the dependents still to invalidate and the nodes and
-/// observers to notify afterwards, so no observer runs while part of the graph is still unmarked.
+/// What one change must notify once it has spread through the graph: computed nodes' relays, kept
+/// apart (no existential, no reference counting of the list), and stored nodes and observers.
 @usableFromInline
-struct GraphPropagation {
-    /// Dependents still to invalidate.
-    @usableFromInline var pending: [any GraphDependent] = []
-    /// What to notify once every dependent is marked.
-    @usableFromInline var notifications: [any GraphNotifying] = []
+struct GraphNotifications {
+    /// Each retained once, released by `deliver`. Freed by `discard()` (the thread's list lives as
+    /// long as the thread).
+    @usableFromInline var relays = TrivialList<Unmanaged<ObservationRelay>>()
+    @usableFromInline var others: [any GraphNotifying] = []
 
-    @usableFromInline init() {}
+    @inlinable init() {}
 
-    /// Invalidates everything in `pending` and downstream of it. Runs no code of the program's own, so
-    /// the writer may hold its node's lock meanwhile.
-    @usableFromInline
-    mutating func invalidateAll() {
-        while let next = pending.popLast() {
-            next.invalidate(&self)
-        }
+    @inlinable
+    mutating func append(relay: ObservationRelay) {
+        relays.append(.passRetained(relay))
     }
 
-    /// Notifies `items`, or queues them for the end of the running `withGraphBatch`.
+    @inlinable
+    mutating func append(_ item: any GraphNotifying) {
+        others.append(item)
+    }
+
+    /// Notifies everything (or queues it for the end of the thread's batch) and empties the lists,
+    /// keeping their capacity.
+    @inlinable
+    mutating func deliver(on thread: EvaluationThread) {
+        if relays.isEmpty && others.isEmpty { return }
+        deliverSlowly(on: thread)
+    }
+
     @usableFromInline
-    static func notify(_ items: [any GraphNotifying]) {
-        guard !items.isEmpty else { return }
-        if let batch = GraphBatch.current {
-            batch.enqueue(items)
+    mutating func deliverSlowly(on thread: EvaluationThread) {
+        if let batch = thread.batch {
+            batch.enqueue((0..<relays.count).map { relays[$0].takeRetainedValue() })
+            batch.enqueue(others)
         } else {
-            for item in items { item.notifyObservers() }
+            for index in 0..<relays.count {
+                relays[index]._withUnsafeGuaranteedRef { $0.notifyObservers() }
+                relays[index].release()
+            }
+            for item in others { item.notifyObservers() }
         }
+        relays.removeAll()
+        if !others.isEmpty { others.removeAll(keepingCapacity: true) }
+    }
+
+    /// Frees the relay list's memory (after `deliver`).
+    @usableFromInline
+    mutating func discard() {
+        relays.deallocate()
     }
 }

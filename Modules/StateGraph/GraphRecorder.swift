@@ -1,107 +1,52 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Collects the nodes one evaluation reads, and links each to the reader as it is read.
+/// Collects the nodes one tracking closure (`withGraphTracking`, a subscription's run) reads.
 ///
-/// One recorder is current per thread (a computed node's rule, or a tracking closure, runs
-/// synchronously on the thread that asked for it). A node read while a recorder is current calls
-/// `record(_:)`; the recorder compares the read with the previous evaluation's reads at the same
-/// position, so an evaluation that reads what it read last time adds no edges and allocates only its
-/// list of reads.
+/// Its observer's edges are added as it reads (before the value is read, so no change after the read
+/// is missed), and `reads` lists what it read. A computed node's evaluation records its reads in the
+/// node itself (`ComputedCore`), without retaining them.
 @usableFromInline
 final class GraphRecorder {
-    /// Who is reading: a computed node or an observer. Unowned: a recorder lives inside its owner
-    /// (a computed node keeps one for all its evaluations, and sets this right after it is made) or
-    /// only for one call.
-    @usableFromInline unowned(unsafe) var owner: (any GraphDependent)?
-    /// Whether `owner` is a computed node (reads inside it are not reported to Observation: the
-    /// computed node itself is, and it is invalidated whenever one of its reads is).
-    @usableFromInline let isEvaluation: Bool
-    /// The reads of the previous evaluation, whose edges exist.
-    @usableFromInline @exclusivity(unchecked) var previous: [any GraphDependency]
-    /// The reads of this evaluation, in order.
-    @usableFromInline @exclusivity(unchecked) var reads: [any GraphDependency] = []
-    /// Whether a read of this evaluation differed from the previous one's at its position; if not
-    /// (and none is missing), no edge can have been dropped, and `droppedDependencies` is not needed.
+    /// The observer that reads: a one-shot observer or a subscription. Unowned: the observer
+    /// outlives the call it records.
+    @usableFromInline unowned(unsafe) let observer: any GraphObserver
+    /// The previous run's reads (a subscription's), whose edges exist.
+    @usableFromInline @exclusivity(unchecked) var previous: [NodeCore]
+    /// The reads of this run, in order.
+    @usableFromInline @exclusivity(unchecked) var reads: [NodeCore] = []
+    /// Whether a read differed from `previous` at its position.
     @usableFromInline @exclusivity(unchecked) var diverged = false
 
-    @usableFromInline
-    init(owner: (any GraphDependent)?, isEvaluation: Bool, previous: [any GraphDependency]) {
-        self.owner = owner
-        self.isEvaluation = isEvaluation
+    init(observer: any GraphObserver, previous: [NodeCore]) {
+        self.observer = observer
         self.previous = previous
         reads.reserveCapacity(previous.count)
     }
 
-    /// Starts another evaluation: this one's reads become the previous ones (their edges exist).
-    @usableFromInline
-    func restart() {
-        // Reuse the older buffer for this evaluation's reads: swapped, so each buffer stays uniquely
-        // referenced and `removeAll` and `append` do not reallocate.
-        swap(&previous, &reads)
-        if !reads.isEmpty { reads.removeAll(keepingCapacity: true) }
-        diverged = false
-    }
-
-    /// Whether `droppedDependencies()` may find anything.
+    /// Notes that the closure read `node`, and adds the observer to its observers unless it was read
+    /// at this position last time (then the edge exists).
     @inlinable
-    var mayHaveDropped: Bool { diverged || reads.count < previous.count }
-
-    /// Notes that `node` was read; returns whether `node` must add `owner` to its dependents (it was
-    /// not read at this position last time, so the edge may not exist).
-    @inlinable
-    func record(_ node: any GraphDependency) -> Bool {
+    func record(_ node: NodeCore) {
         let index = reads.count
         reads.append(node)
-        if index < previous.count && previous[index] === node { return false }
+        if index < previous.count && previous[index] === node { return }
         diverged = true
-        return true
+        node.addObserver(observer)
     }
 
-    /// The previous reads that this evaluation did not read again: their edges must go.
-    @usableFromInline
-    func droppedDependencies() -> [any GraphDependency] {
+    /// The previous reads that this run did not read again: their edges must go.
+    func droppedDependencies() -> [NodeCore] {
         if previous.isEmpty { return [] }
-        if previous.count == reads.count {
-            var same = true
-            for index in previous.indices where previous[index] !== reads[index] {
-                same = false
-                break
-            }
-            if same { return [] }
-        }
+        if !diverged && reads.count == previous.count { return [] }
         let kept = Set(reads.map { ObjectIdentifier($0) })
         var seen = Set<ObjectIdentifier>()
         return previous.filter { !kept.contains(ObjectIdentifier($0)) && seen.insert(ObjectIdentifier($0)).inserted }
     }
 
-    // MARK: The current recorder of this thread
-
-    @usableFromInline static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    /// The recorder of the evaluation running on this thread, if any.
-    @inlinable
-    static var current: GraphRecorder? {
-        guard let raw = pthread_getspecific(key) else { return nil }
-        return Unmanaged<GraphRecorder>.fromOpaque(raw).takeUnretainedValue()
-    }
-
-    /// Runs `body` with `recorder` current on this thread (`nil` reads without recording).
-    @inlinable
-    static func with<T>(_ recorder: GraphRecorder?, _ body: () throws -> T) rethrows -> T {
-        let saved = pthread_getspecific(key)
-        let raw = recorder.map { Unmanaged.passUnretained($0).toOpaque() }
-        pthread_setspecific(key, raw)
-        defer { pthread_setspecific(key, saved) }
-        return try withExtendedLifetime(recorder) { try body() }
+    /// Runs `body` with this recorder current on this thread.
+    func run<T>(_ body: () throws -> T) rethrows -> T {
+        let thread = EvaluationThread.current
+        let saved = thread.reader
+        thread.reader = .tracking(Unmanaged.passUnretained(self))
+        defer { thread.reader = saved }
+        return try withExtendedLifetime(self) { try body() }
     }
 }

@@ -18,7 +18,7 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
     private let apply: @Sendable () -> Value
     private let onChange: @Sendable (Value) -> Void
     private let lock = Mutex<Void>(())
-    nonisolated(unsafe) private var dependencies: [any GraphDependency] = []
+    nonisolated(unsafe) private var dependencies: [NodeCore] = []
     nonisolated(unsafe) private var cancelled = false
     /// A run is under way (on some thread); changes meanwhile set `pending` and the run goes again.
     nonisolated(unsafe) private var running = false
@@ -38,18 +38,18 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
     }
 
     deinit {
-        for dependency in dependencies { dependency.removeDependent(ObjectIdentifier(self)) }
+        for dependency in dependencies { dependency.removeObserver(ObjectIdentifier(self)) }
     }
 
     /// Stops: `onChange` is not called again.
     public func cancel() {
-        let list = lock.withLock { _ -> [any GraphDependency] in
+        let list = lock.withLock { _ -> [NodeCore] in
             cancelled = true
             let list = dependencies
             dependencies = []
             return list
         }
-        for dependency in list { dependency.removeDependent(ObjectIdentifier(self)) }
+        for dependency in list { dependency.removeObserver(ObjectIdentifier(self)) }
     }
 
     /// Whether `cancel()` was called.
@@ -59,8 +59,8 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
     private func run() -> Value? {
         let previous = lock.withLock { _ in cancelled ? nil : dependencies }
         guard let previous else { return nil }
-        let recorder = GraphRecorder(owner: self, isEvaluation: false, previous: previous)
-        let value = GraphRecorder.with(recorder) { apply() }
+        let recorder = GraphRecorder(observer: self, previous: previous)
+        let value = recorder.run(apply)
         let reads = recorder.reads
         let stillActive = lock.withLock { _ -> Bool in
             if cancelled { return false }
@@ -68,22 +68,15 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
             return true
         }
         let dropped = stillActive ? recorder.droppedDependencies() : reads
-        for dependency in dropped { dependency.removeDependent(ObjectIdentifier(self)) }
+        for dependency in dropped { dependency.removeObserver(ObjectIdentifier(self)) }
         return stillActive ? value : nil
     }
 }
 
-extension GraphSubscription: GraphDependent {
+extension GraphSubscription: GraphObserver {
     @usableFromInline
     var isRetainedByDependencies: Bool { false }
 
-    @usableFromInline
-    func invalidate(_ work: inout GraphPropagation) {
-        work.notifications.append(self)
-    }
-}
-
-extension GraphSubscription: GraphNotifying {
     @usableFromInline
     func notifyObservers() {
         // Runs never overlap, and a change during a run (even one `onChange` makes) is not lost: it

@@ -20,8 +20,8 @@ import Synchronization
 @discardableResult
 public func withGraphTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
     let observer = OneShotObserver(onChange)
-    let recorder = GraphRecorder(owner: observer, isEvaluation: false, previous: [])
-    let result = try GraphRecorder.with(recorder) { try apply() }
+    let recorder = GraphRecorder(observer: observer, previous: [])
+    let result = try recorder.run(apply)
     observer.attach(to: recorder.reads)
     return result
 }
@@ -31,13 +31,13 @@ final class OneShotObserver: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let state = Mutex<Void>(())
     nonisolated(unsafe) private var fired = false
-    nonisolated(unsafe) private var dependencies: [any GraphDependency] = []
+    nonisolated(unsafe) private var dependencies: [NodeCore] = []
 
     init(_ onChange: @escaping @Sendable () -> Void) {
         self.onChange = onChange
     }
 
-    func attach(to reads: [any GraphDependency]) {
+    func attach(to reads: [NodeCore]) {
         let detachNow = state.withLock { _ -> Bool in
             dependencies = reads
             return fired
@@ -46,27 +46,20 @@ final class OneShotObserver: @unchecked Sendable {
     }
 
     private func detach() {
-        let list = state.withLock { _ -> [any GraphDependency] in
+        let list = state.withLock { _ -> [NodeCore] in
             let list = dependencies
             dependencies = []
             return list
         }
-        for dependency in list { dependency.removeDependent(ObjectIdentifier(self)) }
+        for dependency in list { dependency.removeObserver(ObjectIdentifier(self)) }
     }
 }
 
-extension OneShotObserver: GraphDependent {
+extension OneShotObserver: GraphObserver {
     // Nobody else keeps a one-shot observer: the nodes it watches do, until it fires.
     @usableFromInline
     var isRetainedByDependencies: Bool { true }
 
-    @usableFromInline
-    func invalidate(_ work: inout GraphPropagation) {
-        work.notifications.append(self)
-    }
-}
-
-extension OneShotObserver: GraphNotifying {
     @usableFromInline
     func notifyObservers() {
         let first = state.withLock { _ -> Bool in

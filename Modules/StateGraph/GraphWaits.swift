@@ -18,24 +18,24 @@ enum GraphWaits {
     /// Registers `thread` as waiting to evaluate `node`, or returns the cycle that wait would close
     /// (and registers nothing).
     @usableFromInline
-    static func startWaiting(_ thread: EvaluationThread, for node: any EvaluatingNode) -> GraphCycleError? {
+    static func startWaiting(_ thread: EvaluationThread, for node: ComputedCore) -> GraphCycleError? {
         waiting.withLock { table -> GraphCycleError? in
             var others: [String] = []
             var target = node
             // Each step passes a different waiting thread, so the walk is at most that long.
             for _ in 0...table.count {
-                let owner = target.evaluatingThread
+                let owner = target.evaluator.load(ordering: .acquiring)
                 if owner == 0 { break }
                 if owner == thread.id {
                     return GraphCycleError(nodes: others + thread.names(from: target) + [node.name], spansThreads: true)
                 }
                 // A thread that is not waiting is running, and will finish its rule. One whose wait
                 // has just ended (it holds what it waited for) is not waiting either.
-                guard let other = table[owner], let wanted = other.waitingFor, wanted !== target else { break }
+                guard let other = table[owner], let wanted = other.waitingFor?.takeUnretainedValue(), wanted !== target else { break }
                 others += other.names(from: target)
                 target = wanted
             }
-            thread.waitingFor = node
+            thread.waitingFor = Unmanaged.passUnretained(node)
             table[thread.id] = thread
             return nil
         }

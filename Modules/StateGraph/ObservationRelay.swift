@@ -2,9 +2,9 @@ import Observation
 
 /// What Observation sees of a computed node: the subject its reads and changes are reported on.
 ///
-/// A separate object, so the node's dependencies can notify Observation without holding the node
-/// itself (see `DependentHandle`): notifying runs observers' code, which must not happen while the
-/// handle's lock is held, and the node may be going away meanwhile.
+/// A separate object, so a change can notify Observation after the graph's lock is released without
+/// keeping the node itself (the notification list retains the relay, which holds nothing of the
+/// node's, so a node released meanwhile goes away as usual).
 @usableFromInline
 final class ObservationRelay: Observable, @unchecked Sendable {
     @usableFromInline let registrar = ObservationRegistrar()

@@ -25,16 +25,23 @@ public final class Stored<Value>: @unchecked Sendable {
     /// The name given at creation (the property's name for `@GraphStored`), for descriptions.
     public let name: String
 
-    // The hot paths are inlinable so that a client's `Stored<Int>` is specialized, not generic.
+    // The hot paths are inlinable so that a client's `Stored<Int>` is specialized, not generic; the
+    // graph's bookkeeping is in `core`, which is not generic.
+    //
+    // A value that fits in a word (`packsIntoWord`: `Int`, `Double`, `Bool`...) lives in `bits` and is
+    // read without a lock: `core.state` is its version, odd while a write is under way (writes
+    // happen under `GraphLock`), so a reader that sees the same even version before and after
+    // loading the bits has a value that was current. Any other value lives in `value`, under `lock`.
     @usableFromInline let lock = Mutex<Void>(())
-    // Guarded by `lock`.
+    /// The value, for values that do not fit in a word. Guarded by `lock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var value: Value
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var dependents = DependentSet()
-    /// Set when the node is read outside any evaluation, so a write knows Observation may be watching.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var observedSinceNotification = false
-    /// The work list of the last write's invalidation, empty but keeping its capacity, so a write does
-    /// not allocate one. Guarded by `lock`, which a write holds for the whole invalidation.
-    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var pendingScratch: [any GraphDependent] = []
+    /// The value's bits, for values that fit in a word.
+    @usableFromInline let bits: Atomic<UInt64>
+    /// Set when the node is read outside any evaluation, so a write knows Observation may be watching
+    /// (the same protocol as `Computed.lockFreeRead`).
+    @usableFromInline let observedSinceNotification = Atomic<Bool>(false)
+    /// The version, the computed nodes that read this one and its observers (see `NodeCore`).
+    @usableFromInline let core = NodeCore()
 
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     @usableFromInline let registrar = ObservationRegistrar()
@@ -42,9 +49,11 @@ public final class Stored<Value>: @unchecked Sendable {
     /// The suite this node is kept in, for backed nodes.
     @usableFromInline let suiteBinding: SuiteBinding<Value>?
 
+    @usableFromInline
     init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?) {
         self.name = name
         self.value = value
+        bits = Atomic(Self.packsIntoWord ? Self.pack(value) : 0)
         self.isEqual = isEqual
         self.suiteBinding = binding
     }
@@ -62,12 +71,19 @@ public final class Stored<Value>: @unchecked Sendable {
     @inlinable
     public var wrappedValue: Value {
         get {
-            if let recorder = GraphRecorder.current { return recordedRead(recorder) }
-            registrar.access(self, keyPath: keyPath)
-            return lock.withLock { _ in
-                if !observedSinceNotification { observedSinceNotification = true }
-                return value
+            switch EvaluationThread.current.reader {
+            case .evaluation(let reader):
+                let (current, version) = versionedValue()
+                reader._withUnsafeGuaranteedRef { $0.record(core, version: version) }
+                return current
+            case .tracking(let recorder):
+                // The observer's edge first, so a change after this read is heard.
+                recorder._withUnsafeGuaranteedRef { $0.record(core) }
+            case .none:
+                break
             }
+            registrar.access(self, keyPath: keyPath)
+            return observedValue()
         }
         set {
             if let binding = suiteBinding {
@@ -78,79 +94,148 @@ public final class Stored<Value>: @unchecked Sendable {
         }
     }
 
-    /// A read inside an evaluation or a tracking closure: records it and links the reader.
+    /// The node itself, so `model.$count.projectedValue` and `$count` read alike in generated code.
+    public var projectedValue: Stored<Value> { self }
+
+    /// The value and the version it belongs to (for an evaluation's read).
     @inlinable
-    func recordedRead(_ recorder: GraphRecorder) -> Value {
-        let needsEdge = recorder.record(self)
-        let external = !recorder.isEvaluation
-        if external { registrar.access(self, keyPath: keyPath) }
+    func versionedValue() -> (Value, UInt64) {
+        if Self.packsIntoWord {
+            let seen = core.state.load(ordering: .sequentiallyConsistent)
+            if seen & 1 == 0 {
+                let loaded = bits.load(ordering: .acquiring)
+                if core.state.load(ordering: .sequentiallyConsistent) == seen { return (Self.unpack(loaded), seen) }
+            }
+            // A write is under way: it holds the graph's lock until it is done.
+            return core.withGraphLock { (Self.unpack(bits.load(ordering: .relaxed)), core.state.load(ordering: .relaxed)) }
+        }
+        var version: UInt64 = 0
+        let current = lock.withLock { _ in
+            version = core.state.load(ordering: .relaxed)
+            return value
+        }
+        return (current, version)
+    }
+
+    /// The value for a read from outside any evaluation: arms `observedSinceNotification`, so the
+    /// next write tells Observation.
+    @inlinable
+    func observedValue() -> Value {
+        if Self.packsIntoWord {
+            let seen = core.state.load(ordering: .sequentiallyConsistent)
+            if seen & 1 == 0 {
+                let loaded = bits.load(ordering: .acquiring)
+                // The flag between the two looks at the version (see `Computed.lockFreeRead`).
+                if observedSinceNotification.load(ordering: .sequentiallyConsistent),
+                   core.state.load(ordering: .sequentiallyConsistent) == seen {
+                    return Self.unpack(loaded)
+                }
+            }
+            if !observedSinceNotification.load(ordering: .relaxed) {
+                observedSinceNotification.store(true, ordering: .sequentiallyConsistent)
+            }
+            return versionedValue().0
+        }
         return lock.withLock { _ in
-            if needsEdge, let owner = recorder.owner { dependents.insert(owner) }
-            if external && !observedSinceNotification { observedSinceNotification = true }
+            if !observedSinceNotification.load(ordering: .relaxed) {
+                observedSinceNotification.store(true, ordering: .relaxed)
+            }
             return value
         }
     }
 
-    /// The node itself, so `model.$count.projectedValue` and `$count` read alike in generated code.
-    public var projectedValue: Stored<Value> { self }
-
     /// Sets the value in memory and, if it changed, spreads the change. Returns whether it changed.
     @inlinable @discardableResult
     func replace(with newValue: Value) -> Bool {
-        guard let change = store(newValue) else { return false }
-        change.spread()
-        return true
+        let thread = EvaluationThread.current
+        var notifications = thread.takeNotifications()
+        let changed = store(newValue, notifying: &notifications)
+        notifications.deliver(on: thread)
+        thread.returnNotifications(&notifications)
+        return changed
     }
 
     /// Whether `candidate` is equal to the value (always `false` for a value that is not `Equatable`).
     func holds(_ candidate: Value) -> Bool {
         guard let isEqual else { return false }
+        if Self.packsIntoWord { return isEqual(versionedValue().0, candidate) }
         return lock.withLock { _ in isEqual(value, candidate) }
     }
 
     /// The value, read without recording or notifying.
-    var currentValue: Value { lock.withLock { _ in value } }
+    var currentValue: Value { versionedValue().0 }
 
-    /// Sets the value and marks every dependent stale, both under the node's lock, so no reader can see
-    /// the new value while a node computed from the old one still looks fresh. Returns what to notify
-    /// (outside the lock), or `nil` when the value is equal to the current one.
+    /// Sets the value and marks every dependent stale, so that no reader can see the new value while a
+    /// node computed from the old one still looks fresh. Appends what to notify (outside the locks)
+    /// to `notifications`; returns `false` when the value is equal to the current one.
     @inlinable
-    func store(_ newValue: Value) -> StoredChange? {
-        var work = GraphPropagation()
-        let replaced = lock.withLock { _ -> Bool in
-            if let isEqual, isEqual(value, newValue) { return false }
-            value = newValue
-            if observedSinceNotification {
-                observedSinceNotification = false
-                work.notifications.append(self)
+    func store(_ newValue: Value, notifying notifications: inout GraphNotifications) -> Bool {
+        if Self.packsIntoWord { return storeWord(newValue, notifying: &notifications) }
+        var replaced = newValue
+        let changed = lock.withLock { _ -> Bool in
+            if let isEqual, isEqual(value, replaced) { return false }
+            swap(&value, &replaced)
+            // Before marking: an evaluation that read the old value and adds its edge to this node
+            // after this point sees the new version and runs again (see `ComputedCore.applyEdges`).
+            core.state.store(core.state.load(ordering: .relaxed) &+ ComputedCore.generation, ordering: .relaxed)
+            if observedSinceNotification.load(ordering: .relaxed) {
+                observedSinceNotification.store(false, ordering: .relaxed)
+                notifications.append(self)
             }
-            if !dependents.isEmpty {
-                swap(&work.pending, &pendingScratch)
-                dependents.collect(into: &work.pending)
-                work.invalidateAll()
-                // Empty again (`invalidateAll` drains it): hand the buffer back for the next write.
-                swap(&work.pending, &pendingScratch)
-            }
+            core.withGraphLock { core.invalidateDependents(into: &notifications) }
             return true
         }
-        return replaced ? StoredChange(notifications: work.notifications) : nil
-    }
-}
-
-/// A stored node's change, made and spread through the graph, whose observers are still to be told.
-@usableFromInline
-struct StoredChange {
-    @usableFromInline var notifications: [any GraphNotifying]
-
-    @usableFromInline
-    init(notifications: [any GraphNotifying]) {
-        self.notifications = notifications
+        // The old value is released here, after the lock: its `deinit` may do anything.
+        withExtendedLifetime(replaced) {}
+        return changed
     }
 
-    /// Notifies the observers (or queues them for the end of the running batch).
-    @usableFromInline
-    func spread() {
-        GraphPropagation.notify(notifications)
+    /// `store` for a value that fits in a word: under the graph's lock only, the version odd while
+    /// the bits change and the dependents are marked, so readers that see an even version see a
+    /// value no node computed from an older one contradicts.
+    @inlinable
+    func storeWord(_ newValue: Value, notifying notifications: inout GraphNotifications) -> Bool {
+        let newBits = Self.pack(newValue)
+        while true {
+            let (current, version) = versionedValue()
+            // Compared outside the lock (it is the program's code). Equal to the value at that moment:
+            // the write takes effect then, changing nothing.
+            if let isEqual, isEqual(current, newValue) { return false }
+            let stored = core.withGraphLock { () -> Bool in
+                // Another write came first: compare again with its value.
+                guard core.state.load(ordering: .relaxed) == version else { return false }
+                core.state.store(version | 1, ordering: .sequentiallyConsistent)
+                bits.store(newBits, ordering: .relaxed)
+                // After the version (see `observedValue`).
+                if observedSinceNotification.load(ordering: .sequentiallyConsistent),
+                   observedSinceNotification.exchange(false, ordering: .sequentiallyConsistent) {
+                    notifications.append(self)
+                }
+                core.invalidateDependents(into: &notifications)
+                core.state.store(version &+ ComputedCore.generation, ordering: .releasing)
+                return true
+            }
+            if stored { return true }
+        }
+    }
+
+    /// Whether the value is kept in `bits`: plain values (no references) that fit in a word. Decided
+    /// per specialization at compile time.
+    @inlinable
+    static var packsIntoWord: Bool {
+        _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
+    }
+
+    @inlinable
+    static func pack(_ value: Value) -> UInt64 {
+        var bits: UInt64 = 0
+        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
+        return bits
+    }
+
+    @inlinable
+    static func unpack(_ bits: UInt64) -> Value {
+        withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
     }
 }
 
@@ -160,24 +245,13 @@ extension Stored where Value: Equatable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
+    @inlinable // So the comparison is made for the client's type, not through a generic witness.
     public convenience init(name: String = "stored", wrappedValue: Value) {
         self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil)
     }
 }
 
 extension Stored: Observable {}
-
-extension Stored: GraphDependency {
-    @usableFromInline
-    func addDependent(_ dependent: any GraphDependent) {
-        lock.withLock { _ in dependents.insert(dependent) }
-    }
-
-    @usableFromInline
-    func removeDependent(_ id: ObjectIdentifier) {
-        lock.withLock { _ in dependents.remove(id) }
-    }
-}
 
 extension Stored: GraphNotifying {
     @usableFromInline
@@ -190,7 +264,6 @@ extension Stored: GraphNotifying {
 extension Stored: CustomDebugStringConvertible {
     /// The node's name and current value, read without recording.
     public var debugDescription: String {
-        let current = lock.withLock { _ in value }
-        return "Stored(\(name): \(current))"
+        return "Stored(\(name): \(currentValue))"
     }
 }

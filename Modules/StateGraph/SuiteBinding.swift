@@ -49,7 +49,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// Sets the node to `newValue` and writes it to the suite if its encoding differs from the file's.
     @usableFromInline
     func write(_ newValue: Value, to node: Stored<Value>) {
-        var change: StoredChange?
+        var notifications = GraphNotifications()
         writeLock.withLock { _ in
             // Equal to the node's value (the default included, while the suite has none): no change, no write.
             if node.holds(newValue) { return }
@@ -58,7 +58,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 encoded = try encode(newValue)
             } catch {
                 fail(.encode, error)
-                change = node.store(newValue)
+                _ = node.store(newValue, notifying: &notifications)
                 return
             }
             // A value the node cannot compare whose encoding is what the suite holds: nothing to do.
@@ -75,14 +75,15 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             } catch {
                 fail(.write, error)
             }
-            change = node.store(newValue)
+            _ = node.store(newValue, notifying: &notifications)
         }
-        change?.spread()
+        notifications.deliver(on: EvaluationThread.current)
+        notifications.discard()
     }
 
     /// Brings a value another writer put in the suite into the node, and spreads it if it differs.
     func reload(into node: Stored<Value>) {
-        var change: StoredChange?
+        var notifications = GraphNotifications()
         writeLock.withLock { _ in
             let stored = entry.suite.object(forKey: key)
             // The suite also reports this node's own writes; the file holds their keys sorted, the
@@ -90,16 +91,17 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             guard !Self.sameContents(stored, lastEncoded) else { return }
             lastEncoded = stored
             guard let stored else {
-                change = node.store(defaultValue)
+                _ = node.store(defaultValue, notifying: &notifications)
                 return
             }
             do {
-                change = node.store(try decode(stored))
+                _ = node.store(try decode(stored), notifying: &notifications)
             } catch {
                 fail(.decode, error)
             }
         }
-        change?.spread()
+        notifications.deliver(on: EvaluationThread.current)
+        notifications.discard()
     }
 
     /// Whether two suite values are the same, whatever the order of their dictionaries' keys (`nil`:

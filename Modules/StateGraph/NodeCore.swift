@@ -1,0 +1,96 @@
+import Synchronization
+
+/// The one lock of the graph's edges: every node's `dependents` and `observers`, every change of a
+/// computed node's edges, and every invalidation.
+///
+/// One lock for the whole graph, not one per node: a write marks everything downstream of it stale
+/// under a single acquisition (per-node locks cost a lock, and the retains that keep each node
+/// alive, per node marked), and an evaluation that reads what it read last time changes no edge and
+/// takes it not at all. What it guards is small and runs no code of the program's own, so it is held
+/// briefly: a write marks under it, an evaluation whose reads changed updates its edges under it.
+/// Rules never run under it. Lock order: a stored node's lock, then this one; nothing under this
+/// lock takes another lock, or releases an object of the program's own (removed observers and old
+/// dependency lists are released after leaving it, so no `deinit` runs under it).
+@usableFromInline
+final class GraphLock: @unchecked Sendable {
+    @usableFromInline static let shared = GraphLock()
+
+    @usableFromInline let mutex = Mutex<Void>(())
+    /// The invalidation work list, reused by every write (guarded by `mutex`).
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var stack = TrivialList<Unmanaged<ComputedCore>>()
+
+    private init() {}
+}
+
+/// The part of a node the graph sees, whatever its value's type: its version, the computed nodes
+/// that read it and its observers.
+///
+/// Non-generic, so the graph's bookkeeping (marking, edges) is one compiled routine for every
+/// node, not one per value type, and a dependency list holds plain references to it. `Stored` owns
+/// one of these; `Computed` owns a `ComputedCore`.
+@usableFromInline
+class NodeCore: @unchecked Sendable {
+    /// A stored node's version: bumped by 2 on every write that changes it (under the node's lock).
+    /// A computed node's generation and freshness (see `ComputedCore`). An evaluation records it with
+    /// each read, so that an edge it adds afterwards can be checked against changes in between.
+    @usableFromInline let state = Atomic<UInt64>(0)
+    /// The computed nodes that read this one at their last evaluation, unretained: each removes
+    /// itself (`ComputedCore.retire()`) before it goes, and keeps this node alive meanwhile through
+    /// its dependency list. Guarded by `GraphLock`.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var dependents = TrivialList<Unmanaged<ComputedCore>>()
+    /// The graph's lock, kept here so a write reaches it with one load (a global would be checked for
+    /// lazy initialization on every access).
+    /// Unmanaged: the lock lives as long as the program, and a reference would be retained and
+    /// released around every use.
+    @usableFromInline let graph = Unmanaged.passUnretained(GraphLock.shared)
+    /// Tracking observers and subscriptions that read this node. Guarded by `GraphLock`.
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var observers = ObserverSet()
+
+    @usableFromInline init() {}
+
+    deinit {
+        dependents.deallocate()
+    }
+
+    /// Marks every computed node downstream of this one stale and collects what to notify once the
+    /// change has spread. Called under `GraphLock`.
+    @usableFromInline
+    final func invalidateDependents(into notifications: inout GraphNotifications) {
+        if !observers.isEmpty { observers.collect(into: &notifications) }
+        guard !dependents.isEmpty else { return }
+        graph._withUnsafeGuaranteedRef { lock in
+            lock.stack.append(contentsOf: dependents)
+            while let next = lock.stack.popLast() {
+                next._withUnsafeGuaranteedRef { $0.invalidate(into: &notifications, stack: &lock.stack) }
+            }
+        }
+    }
+
+    /// Runs `body` under `GraphLock`.
+    @inlinable
+    final func withGraphLock<R>(_ body: () -> R) -> R {
+        graph._withUnsafeGuaranteedRef { lock in lock.mutex.withLock { _ in body() } }
+    }
+
+    /// Removes `core` from `dependents` (under `GraphLock`).
+    final func removeDependent(_ core: Unmanaged<ComputedCore>) {
+        let target = core.toOpaque()
+        for index in 0..<dependents.count where dependents[index].toOpaque() == target {
+            dependents.swapRemove(at: index)
+            return
+        }
+    }
+
+    /// Adds `observer` to the observers (it read this node while tracking).
+    @usableFromInline
+    final func addObserver(_ observer: any GraphObserver) {
+        withGraphLock { observers.insert(observer) }
+    }
+
+    /// Removes the observer with this identity.
+    final func removeObserver(_ id: ObjectIdentifier) {
+        // Released here, after the lock: see `ObserverSet.remove`.
+        let removed = withGraphLock { observers.remove(id) }
+        withExtendedLifetime(removed) {}
+    }
+}
