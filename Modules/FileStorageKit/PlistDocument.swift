@@ -93,16 +93,17 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     private let monitorGeneration = Atomic<UInt64>(0)
     private let coding: Coding
     private let lockKey: String
-    private let state = NSLock()
+    let state = NSLock()
     // Guarded by `state`.
     private var cache: Cache?
     private var writes = 0
     /// Odd while this document writes; a read that overlaps a write must not vouch for what it cached.
     private var writeEpoch: UInt64 = 0
     private var fileReads = 0
-    private var listeners: [UInt64: @Sendable () -> Void] = [:]
-    private var nextListener: UInt64 = 0
-    private var monitorSubscription: ChangeSubscription?
+    // Change deliveries (`PlistDocument+Changes.swift`).
+    var listeners: [UInt64: @Sendable () -> Void] = [:]
+    var nextListener: UInt64 = 0
+    var monitorSubscription: ChangeSubscription?
 
     /// Opens the document `fileName` in `folder`; nothing is created until the first write.
     public init(fileName: String, in folder: StorageFolder, appName: String = AppDirectories.programName,
@@ -139,14 +140,22 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// A value that changes whenever the document may have changed: the monitor's token, and a new
     /// range of values whenever the monitor is replaced (the first write switches a document whose
     /// folder did not exist to inotify). Lock-free: stores check it on every get.
-    public var changeToken: UInt64 { tokens().token }
+    public var changeToken: UInt64 {
+        let token = currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.changeToken }
+        return token ^ (monitorGeneration.load(ordering: .acquiring) << 56)
+    }
 
-    /// `changeToken`, and then the monitor's count of changes that were not this document's own writes.
+    /// The monitor's count of changes that were not this document's own writes; read it after
+    /// `changeToken` (see `FileChangeMonitor.externalChanges`). Not on the hot path: only when the
+    /// token moved.
+    private var externalChanges: UInt64? {
+        currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.externalChanges }
+    }
+
+    /// `changeToken`, then `externalChanges`.
     private func tokens() -> (token: UInt64, external: UInt64?) {
-        let (token, external) = currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef {
-            ($0.changeToken, $0.externalChanges)
-        }
-        return (token ^ (monitorGeneration.load(ordering: .acquiring) << 56), external)
+        let token = changeToken
+        return (token, externalChanges)
     }
 
     /// Documents written by this instance (bytes that differed from the file's).
@@ -163,10 +172,11 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     ///
     /// - Throws: `.corrupt` (policy `.report`), `.decodingFailed`, or the read's `FileStorageError`.
     public func read() throws(FileStorageError) -> Content {
-        let (token, external) = tokens()
+        let token = changeToken
+        if let content = state.withLock({ cache?.token == token ? cache?.content : nil }) { return content }
+        let external = externalChanges
         if let content = state.withLock({ () -> Content? in
             guard var known = cache else { return nil }
-            if known.token == token { return known.content }
             // The token moved only for this document's own writes (the inotify hub matched their
             // renames), and the cache holds the last of them: the file still has these bytes.
             guard let external, known.external == external else { return nil }
@@ -384,48 +394,6 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         try withLockTyped { () throws(FileStorageError) in
             try backend.remove()
             state.withLock { cache = nil }
-        }
-    }
-
-    // MARK: Changes
-
-    /// Calls `listener` on FileStorageKit's change thread soon after the file may have changed, by
-    /// this process or another (several changes may be told once; a listener re-reads with `read()`).
-    /// Deliveries do not need Swift's cooperative pool. They stop when the subscription is cancelled
-    /// or released.
-    public func onChange(_ listener: @escaping @Sendable () -> Void) -> ChangeSubscription {
-        let id = state.withLock {
-            let id = nextListener
-            nextListener += 1
-            listeners[id] = listener
-            if monitorSubscription == nil { monitorSubscription = subscribeToMonitor() }
-            return id
-        }
-        return ChangeSubscription { [weak self] in
-            guard let self else { return }
-            let stale = state.withLock { () -> ChangeSubscription? in
-                listeners[id] = nil
-                guard listeners.isEmpty else { return nil }
-                defer { monitorSubscription = nil }
-                return monitorSubscription
-            }
-            stale?.cancel()
-        }
-    }
-
-    /// The changes as an async sequence (one element per delivery), until the stream is dropped.
-    public func changes() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let subscription = onChange { continuation.yield() }
-        continuation.onTermination = { _ in subscription.cancel() }
-        return stream
-    }
-
-    /// Caller holds `state`.
-    private func subscribeToMonitor() -> ChangeSubscription {
-        backend.monitor.addListener { [weak self] in
-            guard let self else { return }
-            for listener in state.withLock({ Array(listeners.values) }) { listener() }
         }
     }
 }
