@@ -44,7 +44,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "model-bench",
-            dependencies: ["BenchSupport", .product(name: "ModelPersistence", package: rootPackage)],
+            dependencies: ["BenchSupport", .product(name: "ModelPersistence", package: rootPackage),
+                           .product(name: "FileStorageKit", package: rootPackage)],
             path: "Sources/model-bench"
         ),
         .executableTarget(

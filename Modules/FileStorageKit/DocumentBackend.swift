@@ -27,6 +27,10 @@ protocol DocumentBackend: AnyObject, Sendable {
 /// A document in a file: `DurableFile` writes, `FileLock`, `FileChangeMonitor`.
 final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     let url: URL
+    /// `url`'s path, its folder's, and its lock's, worked out once: `URL` operations parse and copy.
+    private let path: String
+    private let folderPath: String
+    private let sidecar: FileLock.Sidecar
     private let lock = NSLock()
     private var currentMonitor: FileChangeMonitor
     /// Monitors replaced by an inotify one: kept alive, since hot paths may hold them unretained.
@@ -34,13 +38,21 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
 
     init(url: URL) {
         self.url = url.standardizedFileURL
+        path = self.url.path
+        folderPath = DurableFile.parentPath(of: path)
+        sidecar = FileLock.Sidecar(self.url)
         currentMonitor = FileChangeMonitor(url: self.url)
     }
 
     var monitor: FileChangeMonitor { lock.withLock { currentMonitor } }
 
-    func read() throws(FileStorageError) -> Data? { try DurableFile.readIfPresent(url) }
-    func write(_ data: Data) throws(FileStorageError) { try DurableFile.write(data, to: url) }
+    func read() throws(FileStorageError) -> Data? { try DurableFile.readIfPresent(atPath: path, url: url) }
+
+    /// Tells the inotify hub the rename is this document's own, so its event does not make the
+    /// document read back what it just wrote (`PlistDocument`'s cache).
+    func write(_ data: Data) throws(FileStorageError) {
+        try DurableFile.write(data, to: url, announcingTo: monitor.ownWriteCounter)
+    }
     func remove() throws(FileStorageError) {
         guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
         try DurableFile.remove(url)
@@ -50,7 +62,10 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     /// Creates the folder, and switches the monitor to inotify once it can watch it (inotify needs
     /// the folder to exist; opening a document creates nothing).
     func prepareForWrite() throws(FileStorageError) -> Bool {
-        try AppDirectories.createFolder(url.deletingLastPathComponent())
+        var info = stat()
+        if stat(folderPath, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
+            try AppDirectories.createFolder(url.deletingLastPathComponent())
+        }
         return lock.withLock {
             guard !currentMonitor.usesInotify, InotifyHub.shared != nil else { return false }
             let replacement = FileChangeMonitor(url: url)
@@ -62,12 +77,12 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     }
 
     func withExclusiveLock<R>(timeout: Duration, _ body: () throws -> R) throws -> R {
-        try FileLock.withExclusiveLock(for: url, timeout: timeout, body)
+        try FileLock.withExclusiveLock(for: sidecar, timeout: timeout, body)
     }
 
     func withExclusiveLock<R>(timeout: Duration, isolation: isolated (any Actor)?,
                               _ body: () async throws -> R) async throws -> R {
-        try await FileLock.withExclusiveLock(for: url, timeout: timeout, isolation: isolation, body)
+        try await FileLock.withExclusiveLock(for: sidecar, timeout: timeout, isolation: isolation, body)
     }
 }
 

@@ -55,25 +55,24 @@ enum TemporaryFiles {
     /// The large folders this process listed, and when.
     private static let largeFoldersListed = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    /// `removeAbandoned(in:)` after a write: every time, except that a large folder this process
-    /// listed less than `largeFolderInterval` ago is skipped.
+    /// `removeAbandoned(inFolderAtPath:)` after a write: every time, except that a large folder this
+    /// process listed less than `largeFolderInterval` ago is skipped.
     ///
     /// A killed writer's leftover harms nothing but space, so a second's delay in a large folder is
     /// a fair price for keeping writes there cheap.
-    static func removeAbandonedAfterWrite(in folder: URL) {
-        let path = folder.path
+    static func removeAbandonedAfterWrite(inFolderAtPath path: String) {
         let now = ContinuousClock.now
         let due = largeFoldersListed.withLock { listed in
             listed[path].map { now - $0 >= largeFolderInterval } ?? true
         }
         guard due else { return }
-        let entries = removeAbandoned(in: folder).entries
+        let entries = removeAbandoned(inFolderAtPath: path).entries
         largeFoldersListed.withLock { listed in
             listed[path] = entries > largeFolderEntries ? now : nil
         }
     }
 
-    /// Removes every temporary file in `folder` that no writer holds. Best effort: a file it cannot
+    /// Removes every temporary file in the folder at `folderPath` that no writer holds. Best effort: a file it cannot
     /// open or lock, or a folder it cannot list, is left as it is, and nothing is reported (the write
     /// that called it has already succeeded).
     ///
@@ -82,8 +81,8 @@ enum TemporaryFiles {
     ///
     /// - Returns: The names removed, and how many entries the folder has.
     @discardableResult
-    static func removeAbandoned(in folder: URL) -> (removed: [String], entries: Int) {
-        guard let dir = opendir(folder.path) else { return ([], 0) }
+    static func removeAbandoned(inFolderAtPath folderPath: String) -> (removed: [String], entries: Int) {
+        guard let dir = opendir(folderPath) else { return ([], 0) }
         var candidates: [String] = []
         var entries = 0
         while let entry = readdir(dir) {
@@ -98,7 +97,7 @@ enum TemporaryFiles {
         closedir(dir)
         var removed: [String] = []
         for name in candidates {
-            let path = folder.appendingPathComponent(name).path
+            let path = folderPath + "/" + name
             let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             defer { close(fd) }

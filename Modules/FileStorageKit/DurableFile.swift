@@ -34,11 +34,21 @@ public enum DurableFile {
     /// - Throws: `FileStorageError`: `.diskFull` (the previous version is intact), `.permissionDenied`,
     ///   `.symlinkOutsideFolder`, `.notFound` when the folder is missing, `.io` otherwise.
     public static func write(_ data: Data, to url: URL) throws(FileStorageError) {
+        try write(data, to: url, announcingTo: nil)
+    }
+
+    /// `write(_:to:)`, telling the inotify hub beforehand that the rename is `counter`'s own, so its
+    /// event moves the counter's token without counting as another writer's change (a document then
+    /// knows its cached bytes are still the file's without reading them again).
+    static func write(_ data: Data, to url: URL, announcingTo counter: ChangeCounter?) throws(FileStorageError) {
         let target = try resolveTarget(url)
-        let folder = target.deletingLastPathComponent()
+        // Paths as strings, once: every `URL` operation parses and copies on Linux.
+        let targetPath = target.path
+        let folderPath = parentPath(of: targetPath)
         var existing = stat()
-        let mode: mode_t = stat(target.path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
-        let (fd, lockFD, tempPath) = try createLockedTemporaryFile(for: target, url: url)
+        let mode: mode_t = stat(targetPath, &existing) == 0 ? existing.st_mode & 0o7777 : 0o600
+        let (fd, lockFD, tempName) = try createLockedTemporaryFile(named: target.lastPathComponent, in: folderPath, url: url)
+        let tempPath = folderPath + "/" + tempName
         var committed = false
         var writing = true
         defer {
@@ -55,24 +65,35 @@ public enum DurableFile {
         // names the temporary file, not the target: watchers of the target see one change, the rename.
         close(fd)
         writing = false
-        guard rename(tempPath, target.path) == 0 else {
-            throw FileStorageError.from(errno: errno, operation: "rename", url: url)
+        let hub = counter == nil ? nil : InotifyHub.shared
+        if let counter { hub?.expectOwnRename(named: tempName, by: counter) }
+        guard rename(tempPath, targetPath) == 0 else {
+            let code = errno
+            hub?.forgetOwnRename(named: tempName)
+            throw FileStorageError.from(errno: code, operation: "rename", url: url)
         }
         committed = true
-        try syncFolder(folder, url: url)
-        TemporaryFiles.removeAbandonedAfterWrite(in: folder)
+        try syncFolder(atPath: folderPath, url: url)
+        TemporaryFiles.removeAbandonedAfterWrite(inFolderAtPath: folderPath)
+    }
+
+    /// The folder part of a standardized absolute path (`/` for a file at the root).
+    static func parentPath(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return "/" }
+        return String(path[..<slash])
     }
 
     /// Creates `.<name>.tmp-<pid>-<random>` beside `target` and takes its `flock`, which the writer
     /// holds until its rename: a temporary file nobody holds belongs to a writer that died.
     ///
     /// - Returns: A descriptor to write through, a read-only one holding the lock (closing it raises
-    ///   no close-after-write event), and the path.
-    private static func createLockedTemporaryFile(for target: URL, url: URL) throws(FileStorageError) -> (Int32, Int32, String) {
-        let folder = target.deletingLastPathComponent()
+    ///   no close-after-write event), and the temporary file's name.
+    private static func createLockedTemporaryFile(named fileName: String, in folderPath: String,
+                                                  url: URL) throws(FileStorageError) -> (Int32, Int32, String) {
+        let prefix = TemporaryFiles.prefix(for: fileName)
         for _ in 0..<8 {
-            let name = "\(TemporaryFiles.prefix(for: target.lastPathComponent))\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            let tempPath = folder.appendingPathComponent(name).path
+            let name = "\(prefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let tempPath = folderPath + "/" + name
             let fd = open(tempPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "create temporary file", url: url) }
             let lockFD = open(tempPath, O_RDONLY | O_CLOEXEC)
@@ -93,7 +114,7 @@ public enum DurableFile {
                 guard errno == EWOULDBLOCK || errno == EINTR else { break }
                 usleep(attempt < 100 ? 50 : 1_000)
             }
-            if locked && TemporaryFiles.isLinked(lockFD, at: tempPath) { return (fd, lockFD, tempPath) }
+            if locked && TemporaryFiles.isLinked(lockFD, at: tempPath) { return (fd, lockFD, name) }
             let code = errno
             close(fd)
             close(lockFD)
@@ -109,30 +130,43 @@ public enum DurableFile {
     ///
     /// - Throws: `.notFound`, `.permissionDenied` or `.io`.
     public static func read(_ url: URL) throws(FileStorageError) -> Data {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        try read(atPath: url.path, url: url)
+    }
+
+    /// `read(_:)` of the file at `path` (`url` names it in errors).
+    static func read(atPath path: String, url: URL) throws(FileStorageError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "open", url: url) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileStorageError.from(errno: errno, operation: "fstat", url: url) }
-        var result = Data()
-        result.reserveCapacity(Int(info.st_size))
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Straight into the result, sized by fstat (one byte more, so a file that did not grow is read
+        // in one call and its end found by the next); a file that grows meanwhile is read to its end.
+        var result = Data(count: max(Int(info.st_size), 0) + 1)
+        var filled = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
+            if filled == result.count { result.count += max(result.count, 64 * 1024) }
+            let n = result.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw FileStorageError.from(errno: errno, operation: "read", url: url)
             }
             if n == 0 { break }
-            result.append(contentsOf: buffer[0..<n])
+            filled += n
         }
+        result.count = filled
         return result
     }
 
     /// Reads the file, or returns `nil` if it does not exist.
     public static func readIfPresent(_ url: URL) throws(FileStorageError) -> Data? {
+        try readIfPresent(atPath: url.path, url: url)
+    }
+
+    /// `readIfPresent(_:)` of the file at `path` (`url` names it in errors).
+    static func readIfPresent(atPath path: String, url: URL) throws(FileStorageError) -> Data? {
         do {
-            return try read(url)
+            return try read(atPath: path, url: url)
         } catch .notFound {
             return nil
         }
@@ -200,7 +234,11 @@ public enum DurableFile {
     ///   - url: The file the rename or unlink was about, named in the error.
     /// - Throws: `FileStorageError` when the folder cannot be opened or flushed.
     public static func syncFolder(_ folder: URL, url: URL) throws(FileStorageError) {
-        let fd = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try syncFolder(atPath: folder.path, url: url)
+    }
+
+    static func syncFolder(atPath folderPath: String, url: URL) throws(FileStorageError) {
+        let fd = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileStorageError.from(errno: errno, operation: "open folder", url: url) }
         defer { close(fd) }
         // Some file systems refuse fsync on a directory (EINVAL); the rename is still atomic there.

@@ -80,6 +80,21 @@ public final class FileChangeMonitor: Sendable {
     /// Whether changes are reported by inotify (`true`) or by the polling fallback.
     public var usesInotify: Bool { counter != nil }
 
+    /// How many of the token's moves were *not* this monitor's own writes (see `ownWriteCounter`), or
+    /// `nil` when that cannot be told: the fallback polls, or the kernel dropped the folder's watch.
+    ///
+    /// Read it after `changeToken`: a move that is not an own write counts here before it counts in the
+    /// token, so a reader that finds this number unchanged since it last read the file knows every
+    /// move it saw came from its own writes.
+    var externalChanges: UInt64? {
+        guard let counter, !counter.lost.load(ordering: .acquiring) else { return nil }
+        return counter.external.load(ordering: .acquiring)
+    }
+
+    /// The counter a `DurableFile` write through this monitor's document announces its rename to, so
+    /// the event it raises counts as the document's own (`nil` without inotify).
+    var ownWriteCounter: ChangeCounter? { fromHub ? counter : nil }
+
     /// A value that changes whenever the file may have changed. Compare it with the one you saw last.
     ///
     /// Inlinable, so a store in another module checks it with one atomic load and no call: it sits on
@@ -138,6 +153,8 @@ struct FileSignature: Equatable {
 @usableFromInline
 final class ChangeCounter: Sendable {
     @usableFromInline let value = Atomic<UInt64>(0)
+    /// The bumps that were not the owner's own writes (`bumpOwn`): every bump but those.
+    let external = Atomic<UInt64>(0)
     /// Set when the kernel dropped the folder's watch (the folder was removed or unmounted).
     @usableFromInline let lost = Atomic<Bool>(false)
     /// Whether the counter waits in `ChangeDelivery`'s queue.
@@ -148,6 +165,14 @@ final class ChangeCounter: Sendable {
 
     /// Counts a change and, when anyone listens, queues their delivery.
     func bump() {
+        // Before `value`: a reader that sees the new token (acquiring) then sees this count too.
+        external.add(1, ordering: .releasing)
+        bumpOwn()
+    }
+
+    /// Counts a change the owner made itself (its document's rename onto the file, recognized by the
+    /// inotify hub): the token moves and listeners are told as for any change, but `external` stays.
+    func bumpOwn() {
         value.add(1, ordering: .releasing)
         if listenerCount.load(ordering: .acquiring) > 0 { ChangeDelivery.shared.enqueue(self) }
     }

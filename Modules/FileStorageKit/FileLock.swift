@@ -46,20 +46,56 @@ public enum FileLock {
     ///   `FileStorageError` when the lock file cannot be created, or what `body` throws.
     public static func withExclusiveLock<R>(for url: URL, timeout: Duration = defaultTimeout,
                                             _ body: () throws -> R) throws -> R {
-        let held = try acquire(url, timeout: timeout) { pause in usleep(UInt32(pause.microseconds)) }
-        defer { held.release() }
-        return try body()
+        try withExclusiveLock(for: Sidecar(url), timeout: timeout, body)
     }
 
     /// Runs `body` while holding the exclusive lock for `url`; waits with `Task.sleep`, never blocking a thread.
     public static func withExclusiveLock<R>(for url: URL, timeout: Duration = defaultTimeout,
                                             isolation: isolated (any Actor)? = #isolation,
                                             _ body: () async throws -> R) async throws -> R {
+        try await withExclusiveLock(for: Sidecar(url), timeout: timeout, isolation: isolation, body)
+    }
+
+    /// Where the lock for a file lives, worked out once for a caller that takes it again and again
+    /// (a document): `URL` operations parse and copy, so each acquisition then costs one `lstat` to
+    /// see whether the file has become a symbolic link since.
+    struct Sidecar: Sendable {
+        let url: URL
+        private let path: String
+        /// The sidecar's path while `url` is not a symbolic link.
+        private let plainLockPath: String
+
+        init(_ url: URL) {
+            self.url = url
+            let standardized = url.standardizedFileURL
+            path = standardized.path
+            plainLockPath = FileLock.lockURL(for: standardized).standardizedFileURL.path
+        }
+
+        /// The sidecar's path now: the lock belongs to the file a write lands in (for a same-folder
+        /// symlink, its target), so writers through the link and to the target exclude each other.
+        var lockPath: String {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return plainLockPath }
+            let target = (try? DurableFile.resolveTarget(url)) ?? url
+            return lockURL(for: target).standardizedFileURL.path
+        }
+    }
+
+    static func withExclusiveLock<R>(for sidecar: Sidecar, timeout: Duration, _ body: () throws -> R) throws -> R {
+        let held = try acquire(sidecar, timeout: timeout) { pause in usleep(UInt32(pause.microseconds)) }
+        defer { held.release() }
+        return try body()
+    }
+
+    static func withExclusiveLock<R>(for sidecar: Sidecar, timeout: Duration, isolation: isolated (any Actor)?,
+                                     _ body: () async throws -> R) async throws -> R {
+        let url = sidecar.url
         let deadline = ContinuousClock.now + timeout
         var pause = Pause()
         var held: Held?
         while held == nil {
-            held = try tryAcquire(url)
+            held = try tryAcquire(sidecar)
             if held == nil {
                 guard ContinuousClock.now < deadline else { throw timeoutError(url, timeout) }
                 try await Task.sleep(for: .microseconds(pause.next()))
@@ -89,23 +125,20 @@ public enum FileLock {
         }
     }
 
-    private static func acquire(_ url: URL, timeout: Duration, sleep: (Duration) -> Void) throws -> Held {
+    private static func acquire(_ sidecar: Sidecar, timeout: Duration, sleep: (Duration) -> Void) throws -> Held {
         let deadline = ContinuousClock.now + timeout
         var pause = Pause()
         while true {
-            if let held = try tryAcquire(url) { return held }
-            guard ContinuousClock.now < deadline else { throw timeoutError(url, timeout) }
+            if let held = try tryAcquire(sidecar) { return held }
+            guard ContinuousClock.now < deadline else { throw timeoutError(sidecar.url, timeout) }
             sleep(.microseconds(pause.next()))
         }
     }
 
     /// One attempt: the in-process claim, then `flock(LOCK_EX | LOCK_NB)` on a fresh descriptor.
-    ///
-    /// The lock belongs to the file a write lands in: for a same-folder symlink, its target, so writers
-    /// through the link and writers to the target exclude each other.
-    private static func tryAcquire(_ url: URL) throws -> Held? {
-        let target = (try? DurableFile.resolveTarget(url)) ?? url
-        let path = lockURL(for: target).standardizedFileURL.path
+    private static func tryAcquire(_ sidecar: Sidecar) throws -> Held? {
+        let url = sidecar.url
+        let path = sidecar.lockPath
         guard heldInProcess.withLock({ $0.insert(path).inserted }) else { return nil }
         // Read-only: flock needs no write access, and closing a descriptor that was not opened for
         // writing raises no IN_CLOSE_WRITE, so waiters polling the lock do not flood the folder's

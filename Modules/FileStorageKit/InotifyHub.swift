@@ -23,6 +23,19 @@ final class InotifyHub: Sendable {
     /// Watch descriptor → the folder and the counters of the files watched in it.
     private let watches = Mutex<[Int32: Watch]>([:])
 
+    /// A document's own renames, so their events move its token without counting as external changes
+    /// (`ChangeCounter.bumpOwn`): temporary file names a write is about to rename (→ the writer's
+    /// counter), then the cookies of their `IN_MOVED_FROM` events (→ the same counter), which the
+    /// `IN_MOVED_TO` onto the file carries too. Anything not matched counts as an external change.
+    private struct OwnRenames {
+        var pending: [String: ChangeCounter] = [:]
+        var cookies: [UInt32: ChangeCounter] = [:]
+        /// More than this many unmatched entries means events were lost: start afresh (every
+        /// unmatched rename then simply counts as external).
+        static let limit = 256
+    }
+    private let ownRenames = Mutex(OwnRenames())
+
     private init?() {
         #if os(Linux)
         fd = inotify_init1(Int32(IN_CLOEXEC))
@@ -69,6 +82,20 @@ final class InotifyHub: Sendable {
         }
     }
 
+    /// Tells the hub that `counter`'s document is about to rename its temporary file `temporaryName`
+    /// onto the file: the rename's event is then the document's own (`bumpOwn`).
+    func expectOwnRename(named temporaryName: String, by counter: ChangeCounter) {
+        ownRenames.withLock { own in
+            if own.pending.count >= OwnRenames.limit { own.pending = [:] }
+            own.pending[temporaryName] = counter
+        }
+    }
+
+    /// Withdraws `expectOwnRename` after a rename that failed.
+    func forgetOwnRename(named temporaryName: String) {
+        _ = ownRenames.withLock { $0.pending.removeValue(forKey: temporaryName) }
+    }
+
     #if os(Linux)
     private func readLoop() {
         let size = 64 * 1024
@@ -81,7 +108,7 @@ final class InotifyHub: Sendable {
                 return
             }
             var offset = 0
-            var touched: [(Int32, String?)] = []
+            var touched: [(wd: Int32, name: String?, mask: UInt32, cookie: UInt32)] = []
             while offset + MemoryLayout<inotify_event>.size <= n {
                 let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
                 let nameLength = Int(event.len)
@@ -92,18 +119,19 @@ final class InotifyHub: Sendable {
                 }
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     overflows.add(1, ordering: .relaxed)
-                    touched.append((-1, nil))
+                    touched.append((-1, nil, event.mask, 0))
                 } else if event.mask & UInt32(IN_IGNORED) != 0 {
-                    touched.append((-2 - event.wd, nil))
+                    touched.append((-2 - event.wd, nil, event.mask, 0))
                 } else {
-                    touched.append((event.wd, name))
+                    touched.append((event.wd, name, event.mask, event.cookie))
                 }
                 offset += MemoryLayout<inotify_event>.size + nameLength
             }
             watches.withLock { table in
-                for (wd, name) in touched {
+                for (wd, name, mask, cookie) in touched {
                     if wd == -1 {
-                        // Events were lost: every file may have changed.
+                        // Events were lost: every file may have changed, and no rename can be matched.
+                        ownRenames.withLock { $0 = OwnRenames() }
                         for watch in table.values { for list in watch.files.values { list.forEach { $0.bump() } } }
                     } else if wd <= -2 {
                         // The watch is gone (its folder was removed): its monitors switch to polling.
@@ -114,12 +142,28 @@ final class InotifyHub: Sendable {
                             }
                         }
                         table[dropped] = nil
-                    } else if let name, let list = table[wd]?.files[name] {
-                        list.forEach { $0.bump() }
+                    } else if let name {
+                        let own = ownRename(name: name, mask: mask, cookie: cookie)
+                        table[wd]?.files[name]?.forEach { $0 === own ? $0.bumpOwn() : $0.bump() }
                     }
                 }
             }
         }
+    }
+
+    /// Matches the two events of a rename the hub was told of: the `IN_MOVED_FROM` of the temporary
+    /// name records its cookie; the `IN_MOVED_TO` with that cookie returns the writer's counter.
+    private func ownRename(name: String, mask: UInt32, cookie: UInt32) -> ChangeCounter? {
+        if mask & UInt32(IN_MOVED_FROM) != 0 {
+            ownRenames.withLock { own in
+                guard let counter = own.pending.removeValue(forKey: name) else { return }
+                if own.cookies.count >= OwnRenames.limit { own.cookies = [:] }
+                own.cookies[cookie] = counter
+            }
+            return nil
+        }
+        guard mask & UInt32(IN_MOVED_TO) != 0 else { return nil }
+        return ownRenames.withLock { $0.cookies.removeValue(forKey: cookie) }
     }
     #endif
 }

@@ -70,6 +70,10 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         var token: UInt64
         var bytes: Data?
         var content: Content
+        /// The monitor's `externalChanges` read before `bytes` were known to be the file's (`nil`: the
+        /// monitor cannot tell, or a write of this document overlapped). While it stays the same, every
+        /// move of the token was this document's own write, whose bytes these are: no read is needed.
+        var external: UInt64?
     }
 
     /// The file (for a memory document, `/<folder name>/<file name>`).
@@ -89,13 +93,17 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     private let monitorGeneration = Atomic<UInt64>(0)
     private let coding: Coding
     private let lockKey: String
-    private let state = NSLock()
+    let state = NSLock()
     // Guarded by `state`.
     private var cache: Cache?
     private var writes = 0
-    private var listeners: [UInt64: @Sendable () -> Void] = [:]
-    private var nextListener: UInt64 = 0
-    private var monitorSubscription: ChangeSubscription?
+    /// Odd while this document writes; a read that overlaps a write must not vouch for what it cached.
+    private var writeEpoch: UInt64 = 0
+    private var fileReads = 0
+    // Change deliveries (`PlistDocument+Changes.swift`).
+    var listeners: [UInt64: @Sendable () -> Void] = [:]
+    var nextListener: UInt64 = 0
+    var monitorSubscription: ChangeSubscription?
 
     /// Opens the document `fileName` in `folder`; nothing is created until the first write.
     public init(fileName: String, in folder: StorageFolder, appName: String = AppDirectories.programName,
@@ -137,8 +145,24 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         return token ^ (monitorGeneration.load(ordering: .acquiring) << 56)
     }
 
+    /// The monitor's count of changes that were not this document's own writes; read it after
+    /// `changeToken` (see `FileChangeMonitor.externalChanges`). Not on the hot path: only when the
+    /// token moved.
+    private var externalChanges: UInt64? {
+        currentMonitor.load(ordering: .acquiring)._withUnsafeGuaranteedRef { $0.externalChanges }
+    }
+
+    /// `changeToken`, then `externalChanges`.
+    private func tokens() -> (token: UInt64, external: UInt64?) {
+        let token = changeToken
+        return (token, externalChanges)
+    }
+
     /// Documents written by this instance (bytes that differed from the file's).
     public var writeCount: Int { state.withLock { writes } }
+
+    /// How many times this instance read the file (for tests).
+    var fileReadCount: Int { state.withLock { fileReads } }
 
     // MARK: Reading
 
@@ -150,29 +174,56 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     public func read() throws(FileStorageError) -> Content {
         let token = changeToken
         if let content = state.withLock({ cache?.token == token ? cache?.content : nil }) { return content }
-        return try load(token: token, locked: false)
-    }
-
-    /// The content read from the file now, whatever the change token says.
-    public func readFresh() throws(FileStorageError) -> Content {
-        try load(token: changeToken, locked: false)
-    }
-
-    /// Reads the bytes and decodes them unless they are the cached ones.
-    private func load(token: UInt64, locked: Bool) throws(FileStorageError) -> Content {
-        let bytes = try backend.read()
+        let external = externalChanges
         if let content = state.withLock({ () -> Content? in
-            guard var known = cache, known.bytes == bytes else { return nil }
+            guard var known = cache else { return nil }
+            // The token moved only for this document's own writes (the inotify hub matched their
+            // renames), and the cache holds the last of them: the file still has these bytes.
+            guard let external, known.external == external else { return nil }
             known.token = token
             cache = known
             return known.content
         }) { return content }
-        guard let bytes else { return remember(token: token, bytes: nil, content: coding.empty()) }
-        return try decodeRemembering(bytes, token: token, locked: locked)
+        return try load(token: token, external: external, locked: false)
     }
 
-    private func remember(token: UInt64, bytes: Data?, content: Content) -> Content {
-        state.withLock { cache = Cache(token: token, bytes: bytes, content: content) }
+    /// The content read from the file now, whatever the change token says.
+    public func readFresh() throws(FileStorageError) -> Content {
+        let (token, external) = tokens()
+        return try load(token: token, external: external, locked: false)
+    }
+
+    /// Reads the bytes and decodes them unless they are the cached ones. `token` and `external` were
+    /// read before the bytes.
+    private func load(token: UInt64, external: UInt64?, locked: Bool) throws(FileStorageError) -> Content {
+        let epoch = state.withLock { fileReads += 1; return writeEpoch }
+        let bytes = try backend.read()
+        if let content = state.withLock({ () -> Content? in
+            guard var known = cache, known.bytes == bytes else { return nil }
+            known.token = token
+            if epoch == writeEpoch && epoch % 2 == 0 { known.external = external }
+            cache = known
+            return known.content
+        }) { return content }
+        let seen = Seen(token: token, external: external, epoch: epoch)
+        guard let bytes else { return remember(seen, bytes: nil, content: coding.empty()) }
+        return try decodeRemembering(bytes, seen, locked: locked)
+    }
+
+    /// What a reader saw before it read the bytes it caches: the tokens, and the write epoch.
+    private struct Seen {
+        var token: UInt64
+        var external: UInt64?
+        var epoch: UInt64
+    }
+
+    /// Caches `content` of `bytes`; it vouches for later moves of the token (`external`) only when no
+    /// write of this document overlapped the read (an older read must not pass for the newest write).
+    private func remember(_ seen: Seen, bytes: Data?, content: Content) -> Content {
+        state.withLock {
+            let settled = seen.epoch == writeEpoch && seen.epoch % 2 == 0
+            cache = Cache(token: seen.token, bytes: bytes, content: content, external: settled ? seen.external : nil)
+        }
         return content
     }
 
@@ -265,6 +316,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
             monitorGeneration.add(1, ordering: .releasing)
             state.withLock {
                 cache?.token = .max
+                cache?.external = nil
                 if monitorSubscription != nil { monitorSubscription = subscribeToMonitor() }
             }
         }
@@ -272,12 +324,15 @@ public final class PlistDocument<Content>: @unchecked Sendable {
 
     private func updateLocked<R>(_ body: (inout Content) throws -> R) throws -> R {
         guard !DocumentLocks.updating.contains(lockKey) else { throw FileStorageError.nestedUpdate(url) }
-        let token = changeToken
+        // Always the bytes, under the lock: a writer outside the lock protocol (one that rewrites the
+        // file in place and has not closed it) raises no event, so no token can vouch for the cache.
+        let (token, external) = tokens()
+        let seen = Seen(token: token, external: external, epoch: state.withLock { fileReads += 1; return writeEpoch })
         let bytes = try backend.read()
         let old: Content
         if let bytes {
             old = try state.withLock({ cache?.bytes == bytes ? cache?.content : nil })
-                ?? decodeRemembering(bytes, token: token, locked: true)
+                ?? decodeRemembering(bytes, seen, locked: true)
         } else {
             old = coding.empty()
         }
@@ -294,23 +349,39 @@ public final class PlistDocument<Content>: @unchecked Sendable {
             throw FileStorageError.encodingFailed(url, "\(error)")
         }
         guard let encoded, encoded != bytes else {
-            _ = remember(token: token, bytes: bytes, content: encoded == nil ? old : content)
+            _ = remember(seen, bytes: bytes, content: encoded == nil ? old : content)
             return result
         }
-        try backend.write(encoded)
+        // While the write is under way no read may vouch for bytes it caches (`remember`): they may be
+        // older than this write's. The cache itself stays good until the rename, and a read that uses it
+        // while the write finishes sees the file as it was, as any read overlapping a write may.
+        state.withLock { writeEpoch += 1 }
+        do {
+            try backend.write(encoded)
+        } catch {
+            // The rename may have happened (a folder that fails to sync): its own event must not pass
+            // the old cache off as the file.
+            state.withLock {
+                writeEpoch += 1
+                cache?.token = .max
+                cache?.external = nil
+            }
+            throw error
+        }
         let shown = coding.written?(encoded, content) ?? content
         state.withLock {
-            cache = Cache(token: token, bytes: encoded, content: shown)
+            cache = Cache(token: token, bytes: encoded, content: shown, external: external)
             writes += 1
+            writeEpoch += 1
         }
         return result
     }
 
     /// Decodes `bytes` and caches them; a corrupt file is moved aside (policy permitting), taking the
     /// lock unless the caller holds it (`locked`), and the content is then empty.
-    private func decodeRemembering(_ bytes: Data, token: UInt64, locked: Bool) throws(FileStorageError) -> Content {
+    private func decodeRemembering(_ bytes: Data, _ seen: Seen, locked: Bool) throws(FileStorageError) -> Content {
         do {
-            return remember(token: token, bytes: bytes, content: try decode(bytes))
+            return remember(seen, bytes: bytes, content: try decode(bytes))
         } catch {
             guard case .corrupt = error, case .moveAside(let label) = corruptFilePolicy else { throw error }
             try quarantine(bytes, label: label, error: error, locked: locked)
@@ -323,48 +394,6 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         try withLockTyped { () throws(FileStorageError) in
             try backend.remove()
             state.withLock { cache = nil }
-        }
-    }
-
-    // MARK: Changes
-
-    /// Calls `listener` on FileStorageKit's change thread soon after the file may have changed, by
-    /// this process or another (several changes may be told once; a listener re-reads with `read()`).
-    /// Deliveries do not need Swift's cooperative pool. They stop when the subscription is cancelled
-    /// or released.
-    public func onChange(_ listener: @escaping @Sendable () -> Void) -> ChangeSubscription {
-        let id = state.withLock {
-            let id = nextListener
-            nextListener += 1
-            listeners[id] = listener
-            if monitorSubscription == nil { monitorSubscription = subscribeToMonitor() }
-            return id
-        }
-        return ChangeSubscription { [weak self] in
-            guard let self else { return }
-            let stale = state.withLock { () -> ChangeSubscription? in
-                listeners[id] = nil
-                guard listeners.isEmpty else { return nil }
-                defer { monitorSubscription = nil }
-                return monitorSubscription
-            }
-            stale?.cancel()
-        }
-    }
-
-    /// The changes as an async sequence (one element per delivery), until the stream is dropped.
-    public func changes() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let subscription = onChange { continuation.yield() }
-        continuation.onTermination = { _ in subscription.cancel() }
-        return stream
-    }
-
-    /// Caller holds `state`.
-    private func subscribeToMonitor() -> ChangeSubscription {
-        backend.monitor.addListener { [weak self] in
-            guard let self else { return }
-            for listener in state.withLock({ Array(listeners.values) }) { listener() }
         }
     }
 }

@@ -109,7 +109,8 @@ extension PersistenceContext {
         if setup.document.writeCount != writesBefore { state.withLock { $0.writeCount += 1 } }
         for cause in causes { report(setup, .save, cause) }
         // Bring in what other writers changed meanwhile; what was just written is already in memory.
-        apply(laidOut, to: model, setup, firstLoad: false, skipping: Set(written.map(\.key)))
+        // A closure, not `\.key`: a key path into the generic field type is built at run time on every set.
+        apply(laidOut, to: model, setup, firstLoad: false, skipping: Set(written.map { $0.key }))
     }
 
     // MARK: Read-modify-write

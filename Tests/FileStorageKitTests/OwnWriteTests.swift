@@ -1,0 +1,109 @@
+@testable import FileStorageKit
+import Foundation
+import PlistCodec
+import Testing
+import TestSupport
+
+/// A document does not read back what it wrote itself: the inotify hub recognizes the rename of its
+/// own temporary file, so that event moves the token without counting as another writer's change.
+/// Everything else still does: another document, another writer's rename, an in-place rewrite.
+@Suite(.enabled(if: InotifyHub.shared != nil, "needs inotify"))
+struct OwnWriteTests {
+    static func counter(_ folder: TemporaryFolder) -> PlistDocument<Int> {
+        PlistDocument(fileName: "count.plist", in: .folder(folder.url), coding: .init(
+            empty: { 0 },
+            decode: { try PlistDecoder().decode([String: Int].self, from: $0)["count"] ?? 0 },
+            encode: { new, _ in try PlistEncoder().encode(["count": new]) }))
+    }
+
+    static func bytes(_ count: Int) throws -> Data { try PlistEncoder().encode(["count": count]) }
+
+    /// Writes `count` through `document` and waits until the rename's own event has moved its token.
+    static func writeAndWaitForItsEvent(_ document: PlistDocument<Int>, _ count: Int) async throws {
+        let before = document.changeToken
+        try await document.update { $0 = count }
+        #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != before })
+    }
+
+    @Test func anOwnWriteIsNotReadBack() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let document = Self.counter(folder)
+        try await Self.writeAndWaitForItsEvent(document, 1)   // the first write also switches to inotify
+        for count in 2...6 {
+            try await Self.writeAndWaitForItsEvent(document, count)
+            let reads = document.fileReadCount
+            #expect(try document.read() == count)
+            #expect(document.fileReadCount == reads, "the document read back its own write")
+        }
+        #expect(document.monitor.externalChanges != nil)
+        // Each update still re-read the file once, under the lock.
+        #expect(try Self.bytes(6) == Data(contentsOf: folder.file("count.plist")))
+    }
+
+    @Test func anotherWritersRenameRightAfterAnOwnWriteIsRead() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let document = Self.counter(folder)
+        try await Self.writeAndWaitForItsEvent(document, 1)
+        for count in 2...6 {
+            // Both renames before either event is read: only the other one is external.
+            try await document.update { $0 = count }
+            try DurableFile.write(try Self.bytes(count * 100), to: folder.file("count.plist"))
+            #expect(await waitUntil(timeout: .seconds(120)) { (try? document.read()) == count * 100 })
+        }
+    }
+
+    @Test func anotherDocumentOnTheSameFileIsAnotherWriter() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let mine = Self.counter(folder), theirs = Self.counter(folder)
+        try await Self.writeAndWaitForItsEvent(mine, 1)
+        #expect(try theirs.read() == 1)
+        for count in 2...6 {
+            try await Self.writeAndWaitForItsEvent(theirs, count)
+            #expect(await waitUntil(timeout: .seconds(120)) { (try? mine.read()) == count })
+        }
+    }
+
+    @Test func anInPlaceRewriteIsMergedByTheNextUpdateAndReadOnceClosed() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let document = Self.counter(folder)
+        try await Self.writeAndWaitForItsEvent(document, 1)
+        try await Self.writeAndWaitForItsEvent(document, 2)
+        // Rewritten in place through a descriptor kept open: no event until it closes.
+        let handle = try FileHandle(forWritingTo: folder.file("count.plist"))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: try Self.bytes(40))
+        try handle.synchronize()
+        // The update reads the file under the lock whatever the token says, so it starts from 40.
+        try await document.update { $0 += 2 }
+        #expect(try Data(contentsOf: folder.file("count.plist")) == (try Self.bytes(42)))
+        try handle.close()
+        #expect(try document.read() == 42)
+
+        // Once more after an own write whose event has arrived: closing the rewrite is an external change.
+        try await Self.writeAndWaitForItsEvent(document, 3)
+        let again = try FileHandle(forWritingTo: folder.file("count.plist"))
+        try again.truncate(atOffset: 0)
+        try again.write(contentsOf: try Self.bytes(50))
+        try again.close()
+        #expect(await waitUntil(timeout: .seconds(120)) { (try? document.read()) == 50 })
+    }
+
+    @Test func theHubMatchesOnlyAnnouncedRenames() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let monitor = FileChangeMonitor(url: folder.file("watched.plist"))
+        let counter = try #require(monitor.ownWriteCounter)
+        // Announced: the token moves, the external count does not.
+        try DurableFile.write(Data("a".utf8), to: folder.file("watched.plist"), announcingTo: counter)
+        #expect(await waitUntil(timeout: .seconds(120)) { monitor.changeToken == 1 })
+        #expect(monitor.externalChanges == 0)
+        // Not announced (any other writer): both move.
+        try DurableFile.write(Data("b".utf8), to: folder.file("watched.plist"))
+        #expect(await waitUntil(timeout: .seconds(120)) { monitor.changeToken == 2 })
+        #expect(monitor.externalChanges == 1)
+        // Announced for another monitor of the same file: external for this one.
+        let other = FileChangeMonitor(url: folder.file("watched.plist"))
+        try DurableFile.write(Data("c".utf8), to: folder.file("watched.plist"), announcingTo: other.ownWriteCounter)
+        #expect(await waitUntil(timeout: .seconds(120)) { monitor.changeToken == 3 && other.changeToken == 1 })
+        #expect(monitor.externalChanges == 2 && other.externalChanges == 0)
+    }
+}

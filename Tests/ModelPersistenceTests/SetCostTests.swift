@@ -1,0 +1,55 @@
+import Foundation
+@testable import FileStorageKit
+import Testing
+import TestSupport
+@testable import ModelPersistence
+
+/// What a set costs beyond its durable write: one read of the file, under the lock. The write's own
+/// event (the inotify hub knows the rename was this document's) reloads nothing from the file, neither
+/// on the next get or set nor on the change thread, while another writer's change still does.
+@Suite(.enabled(if: InotifyHub.shared != nil, "needs inotify"))
+struct SetCostTests {
+    @Test("each set reads the file once, under the lock, and never reads its own write back")
+    func aSetReadsTheFileOnce() async throws {
+        try await withTemporaryLocation { _ in
+            let model = SomeModel(string: "first", bool: false, bool2: false)
+            _ = model.string
+            let document = try #require(model._$persistence.setup?.document)
+            // The first use's write: wait for its event, then for memory to be fresh again.
+            #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != 0 })
+            #expect(await waitUntil(timeout: .seconds(120)) { _ = model.string; return model._$persistence.gate.isFresh })
+            let reads = document.fileReadCount
+            let sets = 20
+            for i in 1...sets {
+                let before = document.changeToken
+                model.string = "set \(i)"
+                // Each set's own event, then a get that would reload if the event meant a change.
+                #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != before })
+                #expect(model.string == "set \(i)")
+            }
+            // One read per set (under the lock); a late delivery on the change thread may add one.
+            #expect(document.fileReadCount - reads <= sets + 1)
+            #expect(document.fileReadCount - reads >= sets)
+            #expect(try storedDictionary(SomeModel.url)["string"] == .string("set \(sets)"))
+        }
+    }
+
+    @Test("after a set, another writer's change is still read: by the next get and by the next set")
+    func anotherWritersChangeAfterASetIsRead() async throws {
+        try await withTemporaryLocation { _ in
+            let model = SomeModel(string: "mine", bool: false, bool2: false)
+            _ = model.string
+            for round in 1...5 {
+                model.bool = round % 2 == 0
+                // Another writer (a second instance is another document) changes the other property.
+                let other = SomeModel(string: "", bool: false, bool2: false)
+                other.string = "theirs \(round)"
+                #expect(await waitUntil(timeout: .seconds(120)) { model.string == "theirs \(round)" })
+                model.bool = round % 2 != 0
+                let stored = try storedDictionary(SomeModel.url)
+                #expect(stored["string"] == .string("theirs \(round)"))
+                #expect(stored["bool"] == .bool(round % 2 != 0))
+            }
+        }
+    }
+}
