@@ -30,7 +30,7 @@ public macro PersistedModel() = #externalMacro(module: "ModelPersistenceMacros",
 
 /// Added by `@PersistedModel` to each persisted property: routes its getter and setter through the store.
 @attached(accessor, names: named(init), named(get), named(set))
-@attached(peer, names: prefixed(_))
+@attached(peer, names: prefixed(_), prefixed(`_$keyPath_`))
 public macro _PersistedProperty() = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedPropertyMacro")
 
 /// Excludes a property of a `@PersistedModel` class from the file (and from observation).

@@ -62,7 +62,10 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
 }
 
 /// The accessors `@_PersistedProperty` gives the property `name`, indented for a member of a class.
-func accessors(_ name: String) -> String {
+/// In a non-generic class the getter hands the registrar the cached key path (`cached`).
+func accessors(_ name: String, cached: Bool = true) -> String {
+    let keyPath = cached ? "Self._$keyPath_\(name)" : "\\.\(name)"
+    return
     """
             @storageRestrictions(initializes: _\(name))
             init(initialValue) {
@@ -70,7 +73,7 @@ func accessors(_ name: String) -> String {
             }
             get {
                 _$persistence.willRead(self)
-                access(keyPath: \\.\(name))
+                access(keyPath: \(keyPath))
                 return _\(name)
             }
             set {

@@ -23,7 +23,7 @@ import Testing
                     }
                     get {
                         _$persistence.willRead(self)
-                        access(keyPath: \\.string)
+                        access(keyPath: Self._$keyPath_string)
                         return _string
                     }
                     set {
@@ -35,7 +35,9 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored private var _string: String
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _string: String
+
+                private static let _$keyPath_string = \\SomeModel.string
                 var bool: Bool {
                     @storageRestrictions(initializes: _bool)
                     init(initialValue) {
@@ -43,7 +45,7 @@ import Testing
                     }
                     get {
                         _$persistence.willRead(self)
-                        access(keyPath: \\.bool)
+                        access(keyPath: Self._$keyPath_bool)
                         return _bool
                     }
                     set {
@@ -55,7 +57,9 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored private var _bool: Bool
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _bool: Bool
+
+                private static let _$keyPath_bool = \\SomeModel.bool
                 var bool2: Bool
 
                 public typealias _PersistedRoot = SomeModel
@@ -112,7 +116,7 @@ import Testing
                     }
                     get {
                         _$persistence.willRead(self)
-                        access(keyPath: \\.userName)
+                        access(keyPath: Self._$keyPath_userName)
                         return _userName
                     }
                     set {
@@ -124,7 +128,9 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored private var _userName: String = ""
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _userName: String = ""
+
+                private static let _$keyPath_userName = \\Profile.userName
 
             \(plumbing("Profile", documentName: "UserProfile", fields: [
                 #"ModelPersistence.PersistedField(key: "userName", previousKeys: ["name"], storage: \Profile._userName, observed: \Profile.userName)"#,
@@ -203,12 +209,16 @@ import Testing
             \(accessors("string"))
                 }
 
-                @ModelPersistence.PersistedIgnored private var _string: String
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _string: String
+
+                private static let _$keyPath_string = \\SomeModel.string
                 var bool: Bool {
             \(accessors("bool"))
                 }
 
-                @ModelPersistence.PersistedIgnored private var _bool: Bool
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _bool: Bool
+
+                private static let _$keyPath_bool = \\SomeModel.bool
                 var bool2: Bool
 
                 init(string: String, bool: Bool, bool2: Bool) {
@@ -243,7 +253,9 @@ import Testing
             \(accessors("volume"))
                 }
 
-                @ModelPersistence.PersistedIgnored private var _volume: Int = 5
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _volume: Int = 5
+
+                private static let _$keyPath_volume = \\Settings.volume
 
             \(plumbing("Settings", fields: [
                 #"ModelPersistence.PersistedField(key: "volume", previousKeys: [], storage: \Settings._volume, observed: \Settings.volume)"#,
@@ -251,6 +263,27 @@ import Testing
             }
 
             \(conformances("Settings"))
+            """)
+    }
+
+    /// A generic class cannot have static stored properties, so its getters keep the key path
+    /// literal instead of a cached `_$keyPath_` member; the backing storage is unchecked as anywhere.
+    @Test func genericClassKeepsTheKeyPathLiteral() {
+        expectExpansion(
+            """
+            final class Box<Value> {
+                @_PersistedProperty
+                var volume: Int = 5
+            }
+            """,
+            expandedSource: """
+            final class Box<Value> {
+                var volume: Int {
+            \(accessors("volume", cached: false))
+                }
+
+                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _volume: Int = 5
+            }
             """)
     }
 

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// The counter behind a monitor's `changeToken`, for a hot path that keeps it itself.
+///
+/// ModelPersistence checks the token on every property get. Going through the monitor costs two
+/// dependent loads more than going to its counter directly (monitor, then counter), and dependent
+/// loads are most of a get's overhead over an `@Observable` get. A source is one pointer to the
+/// counter; `unsafeBits` lets a caller publish it in an `Atomic<UInt>`.
+///
+/// A source is valid only while its monitor lives: keep the monitor.
+@frozen
+public struct ChangeTokenSource: @unchecked Sendable {
+    @usableFromInline let counter: Unmanaged<ChangeCounter>
+
+    /// The source behind `monitor`'s token, or `nil` when the monitor polls (no inotify watch).
+    public init?(_ monitor: FileChangeMonitor) {
+        guard let counter = monitor._counter else { return nil }
+        self.counter = counter
+    }
+
+    /// Rebuilds a source from `unsafeBits` (which must be nonzero and come from a live source).
+    @inlinable
+    public init(unsafeBits: UInt) {
+        counter = Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: unsafeBits).unsafelyUnwrapped)
+    }
+
+    /// The source as one nonzero word, for an `Atomic<UInt>`.
+    public var unsafeBits: UInt { UInt(bitPattern: counter.toOpaque()) }
+
+    /// The monitor's `changeToken`; `nil` once the kernel dropped the watch, when only the monitor,
+    /// which then polls the file, can tell.
+    @inlinable
+    public var token: UInt64? {
+        counter._withUnsafeGuaranteedRef { counter in
+            let events = counter.value.load(ordering: .acquiring)
+            return counter.lost.load(ordering: .acquiring) ? nil : events
+        }
+    }
+}
