@@ -1,0 +1,53 @@
+import Foundation
+import PlistCodec
+
+/// `PlistDecoder` over `FuzzModel`, from bytes in any format.
+///
+/// Checks that it throws `DecodingError` only (as `PropertyListDecoder` does), that decoding the bytes
+/// and decoding the parsed `PlistValue` agree, and that a decoded model encodes and decodes back to
+/// the same bytes (idempotence, not equality with the input: XML dates drop fractions of a second).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> CInt {
+    let data = fuzzData(bytes, count)
+    let decoder = PlistDecoder()
+    let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }
+
+    // The value path is a second decoder implementation (the bytes path reads binary in place).
+    if let value = try? PlistValue(parsing: data) {
+        let fromValue = decodeModel { try decoder.decode(FuzzModel.self, from: value) }
+        fuzzRequire((fromBytes == nil) == (fromValue == nil),
+                    "decoding the bytes \(fromBytes == nil ? "failed" : "worked"), decoding their value did not")
+    }
+
+    guard let model = fromBytes else { return 0 }
+    for format in [PlistFormat.binary, .xml] {
+        var encoder = PlistEncoder()
+        encoder.outputFormat = format
+        let first: Data
+        do {
+            first = try encoder.encode(model)
+        } catch {
+            // XML cannot hold every string binary can (a NUL, for one); binary holds everything.
+            fuzzRequire(format == .xml && error is EncodingError, "a decoded model does not encode as \(format): \(error)")
+            continue
+        }
+        guard let again = decodeModel({ try decoder.decode(FuzzModel.self, from: first) }) else {
+            fuzzRequire(false, "an encoded model does not decode from \(format)")
+            return 0
+        }
+        fuzzRequire((try? encoder.encode(again)) == first, "encode, decode, encode changed the \(format) bytes")
+    }
+    return 0
+}
+
+/// Runs a decode, returning `nil` for a `DecodingError` and stopping the run for any other error.
+func decodeModel(_ body: () throws -> FuzzModel) -> FuzzModel? {
+    do {
+        return try body()
+    } catch is DecodingError {
+        return nil
+    } catch {
+        fuzzRequire(false, "PlistDecoder threw a non-DecodingError: \(error)")
+        return nil
+    }
+}
