@@ -12,10 +12,10 @@
 #   own hand-made seeds in Fuzz/Seeds/<name>/ are always added.
 # - dictionary: a file in Fuzz/Dictionaries/ (`-` for none).
 FUZZ_TARGETS=(
-  "binary-plist|PlistCodec|Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/BinaryPlist.swift|binary|binary-plist.dict"
-  "xml-plist|PlistCodec|Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/XMLPlist.swift|xml|xml-plist.dict"
-  "openstep-plist|PlistCodec|Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/OpenStepPlist.swift|openstep|openstep-plist.dict"
-  "plist-decoder|PlistCodec|Fuzz/Support/FuzzModel.swift Fuzz/Targets/PlistDecoderModel.swift|plist|xml-plist.dict"
+  "binary-plist|PlistCodec|Fuzz/Support/PlistExpansion.swift Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/BinaryPlist.swift|binary|binary-plist.dict"
+  "xml-plist|PlistCodec|Fuzz/Support/PlistExpansion.swift Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/XMLPlist.swift|xml|xml-plist.dict"
+  "openstep-plist|PlistCodec|Fuzz/Support/PlistExpansion.swift Fuzz/Support/PlistReaderChecks.swift Fuzz/Targets/OpenStepPlist.swift|openstep|openstep-plist.dict"
+  "plist-decoder|PlistCodec|Fuzz/Support/PlistExpansion.swift Fuzz/Support/FuzzModel.swift Fuzz/Targets/PlistDecoderModel.swift|plist|xml-plist.dict"
   "plist-json|PlistCodec|Apps/plist/PlistTool/JSONPlistReader.swift Fuzz/Targets/PlistToolJSON.swift|none|json.dict"
   "document-json|-|Modules/DocumentStore/JSON.swift Modules/DocumentStore/JSONParser.swift Modules/DocumentStore/JSONConversions.swift Modules/DocumentStore/JSONValueDecoder.swift Modules/DocumentStore/DocumentStoreError.swift Fuzz/Support/FuzzModel.swift Fuzz/Targets/DocumentJSON.swift|none|json.dict"
 )

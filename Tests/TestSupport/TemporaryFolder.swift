@@ -58,6 +58,7 @@ public final class TemporaryFolder: @unchecked Sendable {
 }
 
 /// Polls `condition` every `interval` until it holds or `timeout` passes; returns whether it held.
+/// The timeout is stretched by `DeadlineScale` (`TOOLKIT_DEADLINE_SCALE`) under the sanitizers.
 ///
 /// For waiting on something another thread, task or process does: never a fixed sleep, and the
 /// deadline bounds the wait when the thing never happens.
@@ -68,7 +69,7 @@ public final class TemporaryFolder: @unchecked Sendable {
 @available(*, noasync, message: "blocks a thread of the cooperative pool: use `await waitUntil` in a task")
 public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(2),
                       _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + DeadlineScale.scaled(timeout)
     while true {
         if try condition() { return true }
         if ContinuousClock.now >= deadline { return false }
@@ -81,7 +82,7 @@ public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .mil
 /// more after the deadline, so a starved task does not report a timeout for something that happened.
 public func waitUntil(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(2),
                       _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + DeadlineScale.scaled(timeout)
     while true {
         if try condition() { return true }
         if ContinuousClock.now >= deadline { return try condition() }

@@ -117,6 +117,8 @@ struct JSONPlistReader {
                     if (0xD800..<0xDC00).contains(unit), bytes[position...].starts(with: Array("\\u".utf8)) {
                         position += 2
                         let low = try hex4()
+                        // Only a low surrogate completes the pair; `\ud800\u0000` once underflowed here and trapped.
+                        guard (0xDC00..<0xE000).contains(low) else { throw failure("invalid \\u escape: a high surrogate without a low one") }
                         unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(unit) else { throw failure("invalid \\u escape") }

@@ -33,7 +33,8 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
-/// A program started with `posix_spawn`, its stdout and stderr captured, waited for against deadlines.
+/// A program started with `posix_spawn`, its stdout and stderr captured, waited for against deadlines
+/// (stretched by `DeadlineScale` under the sanitizers).
 ///
 /// Waiting never blocks a thread: it polls (`waitpid(WNOHANG)`, non-blocking reads) and pauses with
 /// `Task.sleep`, so a test waiting on a slow child leaves the cooperative pool (2 threads here) to the
@@ -203,6 +204,7 @@ public final class ChildProcess {
     ///
     /// - Throws: `ChildProcessError` when the child ends without such a line or the deadline passes.
     public func waitForLine(deadline: ContinuousClock.Instant, where predicate: (String) -> Bool) async throws -> String {
+        let deadline = DeadlineScale.scaled(deadline)
         while true {
             poll()
             if let line = outputLines.first(where: predicate) { return line }
@@ -215,6 +217,7 @@ public final class ChildProcess {
     /// Waits until the child ends and returns how. At the deadline it is killed and this throws.
     @discardableResult
     public func waitForExit(deadline: ContinuousClock.Instant) async throws -> ChildTermination {
+        let deadline = DeadlineScale.scaled(deadline)
         while true {
             poll()
             if let termination { return termination }
@@ -228,6 +231,7 @@ public final class ChildProcess {
 
     /// Waits until every child ends. At the deadline the ones still running are killed and this throws.
     public static func waitForAll(_ children: [ChildProcess], deadline: ContinuousClock.Instant) async throws {
+        let deadline = DeadlineScale.scaled(deadline)
         while true {
             children.forEach { $0.poll() }
             let running = children.filter { $0.termination == nil }
