@@ -3,8 +3,8 @@ import PlistCodec
 
 /// `PlistDecoder` over `FuzzModel`, from bytes in any format.
 ///
-/// Checks that it throws `DecodingError` only (as `PropertyListDecoder` does), that decoding the bytes
-/// and decoding the parsed `PlistValue` agree, and that a decoded model encodes and decodes back to
+/// Checks that it throws `DecodingError` only (as `PropertyListDecoder` does), that decoding binary
+/// bytes and decoding their parsed `PlistValue` agree, and that a decoded model encodes and decodes back to
 /// the same bytes (idempotence, not equality with the input: XML dates drop fractions of a second).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> CInt {
@@ -17,7 +17,10 @@ public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> 
     let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }
 
     // The value path is a second decoder implementation (the bytes path reads binary in place).
-    if let value {
+    // Binary input only: decoding XML bytes rounds a <real> to Float as Foundation does, while a
+    // PlistValue no longer knows its real was text and converts exactly (`realsAreText`), so
+    // `<real>2.2</real>` into a Float decodes from the bytes and not from the value, by design.
+    if let value, PlistFormat.detect(data) == .binary {
         let fromValue = decodeModel { try decoder.decode(FuzzModel.self, from: value) }
         fuzzRequire((fromBytes == nil) == (fromValue == nil),
                     "decoding the bytes \(fromBytes == nil ? "failed" : "worked"), decoding their value did not")
