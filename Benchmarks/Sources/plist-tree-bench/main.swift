@@ -10,12 +10,16 @@ struct Options {
     var records = 20_000
     var runs = 7
     var warmups = 1
+    /// When set (1 to 4, the rows of the results table), only PlistCodec's side of that row runs,
+    /// with no timing of the peers: a steady loop for a profiler.
+    var profileRow = 0
 
     static let usage = """
-        usage: plist-tree-bench [--records N] [--runs N] [--warmups N]
-          --records N   records in the dataset (default 20000)
-          --runs N      measured runs per case; the median is reported (default 7)
-          --warmups N   unmeasured runs per case first (default 1)
+        usage: plist-tree-bench [--records N] [--runs N] [--warmups N] [--profile-row N]
+          --records N      records in the dataset (default 20000)
+          --runs N         measured runs per case; the median is reported (default 7)
+          --warmups N      unmeasured runs per case first (default 1)
+          --profile-row N  run only PlistCodec's side of row N (1-4), --runs times, for a profiler
         """
 
     static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
@@ -24,6 +28,7 @@ struct Options {
             "--records": (1, { options.records = $0 }),
             "--runs": (1, { options.runs = $0 }),
             "--warmups": (0, { options.warmups = $0 }),
+            "--profile-row": (0, { options.profileRow = $0 }),
         ]
         if let error = parseOptions(arguments, usage: usage, numbers: numbers) { return .failure(error) }
         return .success(options)
@@ -82,8 +87,19 @@ func measure(_ c: Case) throws -> Outcome {
     return Outcome(name: c.name, seconds: samples.map(median))
 }
 
+/// Runs PlistCodec's side of `c` alone, `--runs` times, prints the time per run and exits.
+func profile(_ c: Case) throws -> Never {
+    let clock = ContinuousClock()
+    var sink = 0
+    let elapsed = try clock.measure { for _ in 0..<options.runs { sink &+= try c.ours() } }
+    print(String(format: "%@ (ours only): %.2f ms per run", c.name, BenchSupport.seconds(elapsed) * 1000 / Double(options.runs))
+        + (sink < 0 ? " \(sink)" : ""))
+    exit(0)
+}
+
 var outcomes: [Outcome] = []
 var checks: [String] = []
+var row = 0
 for (label, format, foundationFormat) in [("binary", PlistFormat.binary, PropertyListSerialization.PropertyListFormat.binary),
                                           ("XML", .xml, .xml)] {
     let isBinary = format == .binary
@@ -98,17 +114,28 @@ for (label, format, foundationFormat) in [("binary", PlistFormat.binary, Propert
     checks.append("\(label): libplist's rewrite of the file reads back as the same tree: "
         + (firstDifference(ourTree, roundTrip).map { "NO, first at \($0)" } ?? "yes"))
 
-    FileHandle.standardError.write(Data("measuring \(label)\n".utf8))
-    outcomes.append(try measure(Case(
-        name: "parse \(label) (\(file.count / 1024) KB) to a tree",
-        ours: { _ = try PlistValue(parsing: file); return 1 },
-        libplist: { let node = try libplist.parse(file, binary: isBinary); libplist.free(node); return 1 },
-        foundation: { _ = try PropertyListSerialization.propertyList(from: file, options: [], format: nil); return 1 })))
-    outcomes.append(try measure(Case(
-        name: "write a tree as \(label)",
-        ours: { try ourTree.serialized(as: format).count },
-        libplist: { libplist.write(theirTree, binary: isBinary) },
-        foundation: { try PropertyListSerialization.data(fromPropertyList: foundationTree, format: foundationFormat, options: 0).count })))
+    let cases = [
+        Case(
+            name: "parse \(label) (\(file.count / 1024) KB) to a tree",
+            ours: { _ = try PlistValue(parsing: file); return 1 },
+            libplist: { let node = try libplist.parse(file, binary: isBinary); libplist.free(node); return 1 },
+            foundation: { _ = try PropertyListSerialization.propertyList(from: file, options: [], format: nil); return 1 }),
+        Case(
+            name: "write a tree as \(label)",
+            ours: { try ourTree.serialized(as: format).count },
+            libplist: { libplist.write(theirTree, binary: isBinary) },
+            foundation: { try PropertyListSerialization.data(fromPropertyList: foundationTree, format: foundationFormat, options: 0).count }),
+    ]
+    if options.profileRow == 0 { FileHandle.standardError.write(Data("measuring \(label)\n".utf8)) }
+    for c in cases {
+        row += 1
+        if options.profileRow == row { try profile(c) }
+        if options.profileRow == 0 { outcomes.append(try measure(c)) }
+    }
+}
+if options.profileRow > 0 {
+    print("--profile-row: no row \(options.profileRow) (the rows are 1 to \(row))")
+    exit(2)
 }
 
 print("\nChecks:")
