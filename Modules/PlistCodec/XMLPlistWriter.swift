@@ -142,7 +142,9 @@ final class KeyOrderCache {
         let n = entries.count
         if n < 2 { return Array(0..<n) }
         search: for slot in recent where slot.keys.count == n {
-            for i in 0..<n where entries[i].key != slot.keys[i] { continue search }
+            // By bytes: `String`'s == equates keys that differ only in normalization, which are
+            // different keys here, and may sort differently.
+            for i in 0..<n where !entries[i].key.utf8.elementsEqual(slot.keys[i].utf8) { continue search }
             return slot.order
         }
         let keys = entries.map(\.key)
