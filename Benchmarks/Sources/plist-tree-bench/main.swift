@@ -6,36 +6,7 @@ import PlistCodec
 // libplist (C) and Foundation's PropertyListSerialization, in one process, on plist-bench's dataset.
 // See Benchmarks/README.md for how to read the output and how to install libplist.
 
-struct Options {
-    var records = 20_000
-    var runs = 7
-    var warmups = 1
-    /// When set (1 to 4, the rows of the results table), only PlistCodec's side of that row runs,
-    /// with no timing of the peers: a steady loop for a profiler.
-    var profileRow = 0
-
-    static let usage = """
-        usage: plist-tree-bench [--records N] [--runs N] [--warmups N] [--profile-row N]
-          --records N      records in the dataset (default 20000)
-          --runs N         measured runs per case; the median is reported (default 7)
-          --warmups N      unmeasured runs per case first (default 1)
-          --profile-row N  run only PlistCodec's side of row N (1-4), --runs times, for a profiler
-        """
-
-    static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
-        var options = Options()
-        let numbers: [String: (minimum: Int, assign: (Int) -> Void)] = [
-            "--records": (1, { options.records = $0 }),
-            "--runs": (1, { options.runs = $0 }),
-            "--warmups": (0, { options.warmups = $0 }),
-            "--profile-row": (0, { options.profileRow = $0 }),
-        ]
-        if let error = parseOptions(arguments, usage: usage, numbers: numbers) { return .failure(error) }
-        return .success(options)
-    }
-}
-
-let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
+let options = DatasetOptions.fromCommandLine(program: "plist-tree-bench")
 let libplist: LibPlist
 switch LibPlist.load() {
 case .success(let loaded): libplist = loaded
@@ -47,14 +18,6 @@ print("plist-tree-bench: \(options.records) records, seed 0x\(String(Dataset.see
     + "median of \(options.runs) runs after \(options.warmups) warm-up(s); libplist from \(libplist.path)")
 
 let records = Dataset.make(count: options.records)
-func encoded(_ format: PropertyListSerialization.PropertyListFormat) -> Data {
-    let encoder = PropertyListEncoder()
-    encoder.outputFormat = format
-    do { return try encoder.encode(records) } catch {
-        print("Foundation cannot encode the dataset: \(error)")
-        exit(1)
-    }
-}
 
 /// One case: the same work three ways. Each closure returns a byte or node count, so nothing is optimized away.
 struct Case {
@@ -103,7 +66,7 @@ var row = 0
 for (label, format, foundationFormat) in [("binary", PlistFormat.binary, PropertyListSerialization.PropertyListFormat.binary),
                                           ("XML", .xml, .xml)] {
     let isBinary = format == .binary
-    let file = encoded(foundationFormat)
+    let file = Dataset.foundationEncoded(records, foundationFormat)
     let ourTree = try PlistValue(parsing: file)
     let theirTree = try libplist.parse(file, binary: isBinary)
     defer { libplist.free(theirTree) }
