@@ -46,12 +46,12 @@ struct ArenaShareTable {
     private mutating func findOrInsert(string: Int32, ref: Int32, newIndex: Int32, arena: EncodingArena) -> Int32? {
         let s = arena.strings[Int(string)]
         let bits = unsafeBitCast(s, to: (UInt64, UInt64).self)
-        let slot = Int(truncatingIfNeeded: Self.mix(bits.0 ^ (bits.1 &* 31))) & 127
+        let slot = Int(truncatingIfNeeded: ShareHash.mix(bits.0 ^ (bits.1 &* 31))) & 127
         if identityIndex[slot] >= 0, identityBits[2 * slot] == bits.0, identityBits[2 * slot + 1] == bits.1 {
             return identityIndex[slot]
         }
         var str = s
-        let h = str.withUTF8 { Self.hashBytes(UnsafeRawBufferPointer($0), seed ^ 6) }
+        let h = str.withUTF8 { ShareHash.bytes(UnsafeRawBufferPointer($0), seed ^ 6) }
         let found = probe(ref: ref, hash: h, newIndex: newIndex, arena: arena)
         identityBits[2 * slot] = bits.0
         identityBits[2 * slot + 1] = bits.1
@@ -91,46 +91,18 @@ struct ArenaShareTable {
         }
     }
 
-    @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     private func hash(_ n: EncodingArena.Node, _ arena: EncodingArena) -> UInt64 {
         switch n.kind {
-        case .int: return Self.mix(n.bits ^ seed)
+        case .int: return ShareHash.mix(n.bits ^ seed)
         case .wideInt:
             let v = arena.wideInts[Int(n.bits)]
-            return Self.mix(UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v >> 64) &* 31 ^ seed ^ 1)
-        case .float: return Self.mix(n.bits ^ seed ^ 2)
-        case .double: return Self.mix(n.bits ^ seed ^ 3)
-        case .date: return Self.mix(n.bits ^ seed ^ 4)
-        case .data: return arena.datas[Int(n.bits)].withUnsafeBytes { Self.hashBytes($0, seed ^ 5) }
+            return ShareHash.mix(UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v >> 64) &* 31 ^ seed ^ 1)
+        case .float: return ShareHash.mix(n.bits ^ seed ^ 2)
+        case .double: return ShareHash.mix(n.bits ^ seed ^ 3)
+        case .date: return ShareHash.mix(n.bits ^ seed ^ 4)
+        case .data: return arena.datas[Int(n.bits)].withUnsafeBytes { ShareHash.bytes($0, seed ^ 5) }
         default: return seed
         }
-    }
-
-    private static func hashBytes(_ bytes: UnsafeRawBufferPointer, _ seed: UInt64) -> UInt64 {
-        let n = bytes.count
-        var h = seed ^ (UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
-        guard let p = bytes.baseAddress else { return mix(h) }
-        var i = 0
-        while i + 8 <= n {
-            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
-            shift += 8
-            i += 1
-        }
-        return mix(h ^ tail)
     }
 
     /// The string a reference holds, if it is a string (a key, or a string node).

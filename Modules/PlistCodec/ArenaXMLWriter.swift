@@ -93,19 +93,9 @@ struct ArenaXMLWriter {
         }
     }
 
-    /// `XMLPlistWriter.realText`'s `.foundation` text, written without building a second string.
     private func writeReal(_ d: Double, to out: ByteWriter) {
         out.append("<real>")
-        if d.isInfinite {
-            out.append(d > 0 ? "+infinity" : "-infinity")
-        } else {
-            var text = d.description
-            text.withUTF8 { bytes in
-                let n = bytes.count
-                let dropZero = n >= 2 && bytes[n - 2] == UInt8(ascii: ".") && bytes[n - 1] == UInt8(ascii: "0")
-                out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[0..<(dropZero ? n - 2 : n)]))
-            }
-        }
+        XMLRealText.writeFoundation(d, to: out)
         out.append("</real>\n")
     }
 }

@@ -2,24 +2,28 @@ import Foundation
 
 /// Reads `bplist00` files into `PlistValue`.
 ///
-/// It is `BinaryPlistWalker` with the sink that builds the tree (`BinaryPlistTreeSink`); the
-/// streaming paths walk with other sinks, so every error here is theirs too. Each object is decoded
-/// once: a container referenced from several places (legal, if unusual) is shared rather than
-/// expanded again, so a file cannot make the reader do exponential work. A reference to an object
-/// still being decoded is a cycle and an error.
+/// Two passes over the file's bytes, read in place: `BinaryPlistWalker` checks every object
+/// reachable from the top one (with `BinaryPlistShareMarks` as its sink, so every error here is the
+/// streaming paths' and the validator's too), then `BinaryPlistTreeBuilder` builds the tree without
+/// checking again. Each object referenced from several places is decoded once: a shared container
+/// (legal, if unusual) is shared rather than expanded again, so a file cannot make the reader do
+/// exponential work. A reference to an object still being decoded is a cycle and an error.
 struct BinaryPlistReader {
     let data: Data
     let options: PlistReadOptions
 
     func read() throws -> PlistValue {
-        let doc: BinaryPlistDocument
-        do {
-            doc = try BinaryPlistDocument(data, strict: options.strict)
-        } catch let error as PlistError {
-            return try Self.textFallback(data, options: options, after: error)
+        try data.withUnsafeBytes { raw in
+            let doc: BinaryPlistFile<UnsafeRawBufferPointer>
+            do {
+                doc = try BinaryPlistFile(bytes: raw, strict: options.strict)
+            } catch let error as PlistError {
+                return try Self.textFallback(data, options: options, after: error)
+            }
+            let marks = try doc.walk(maxDepth: options.maxDepth, into: BinaryPlistShareMarks(objectCount: doc.numObjects))
+            var builder = BinaryPlistTreeBuilder(doc: doc, marks: marks)
+            return builder.value(doc.topObject)
         }
-        let tree = try doc.walk(maxDepth: options.maxDepth, into: BinaryPlistTreeSink(objectCount: doc.numObjects))
-        return tree.object(doc.topObject)
     }
 
     /// What Foundation does with a file that starts with `bplist` but whose header or trailer is not

@@ -3,6 +3,9 @@ import Foundation
 /// Builds the `PlistValue` of each object from `BinaryPlistWalker`'s events, keeping every finished
 /// object by index, so an object referenced many times (a shared key or string) is decoded once and
 /// a shared container is shared, not built again.
+///
+/// This was the binary reader until `BinaryPlistTreeBuilder` (a checking walk, then a build without
+/// checks) replaced it; it stays as the one-pass reference the builder is tested against.
 struct BinaryPlistTreeSink: BinaryPlistSink {
     /// Every finished object by index; sized by the object count, which was checked against the
     /// file's length. Objects not finished yet hold a placeholder.

@@ -3,8 +3,9 @@ import Foundation
 /// Walks a `bplist00` file's objects depth first from the top object, checking each, and hands
 /// them to `sink`.
 ///
-/// This is the only walk of the object table: the reader (`BinaryPlistTreeSink`), the validator
-/// (`BinaryPlistValidator`) and the binary-to-XML stream (`BinaryToXMLStream`) are its sinks, so
+/// This is the only walk of the object table: the reader (`BinaryPlistShareMarks`, before
+/// `BinaryPlistTreeBuilder` builds the tree), the validator (`BinaryPlistValidator`) and the
+/// binary-to-XML stream (`BinaryToXMLStream`) are its sinks, so
 /// they apply the same checks in the same order and throw the same `PlistError` (kind, message and
 /// location): references and offsets inside the file, counts that fit it, the depth limit, cycles,
 /// and dictionary keys that are strings. A dictionary's keys are walked before its values.
@@ -14,7 +15,7 @@ import Foundation
 /// walk recurses once per level of nesting, which `maxDepth` bounds.
 ///
 /// ```swift
-/// let tree = try doc.walk(maxDepth: 512, into: BinaryPlistTreeSink(objectCount: doc.numObjects))
+/// let marks = try doc.walk(maxDepth: 512, into: BinaryPlistShareMarks(objectCount: doc.numObjects))
 /// ```
 struct BinaryPlistWalker<Bytes: RandomAccessCollection, Sink: BinaryPlistSink>
 where Bytes.Element == UInt8, Bytes.Index == Int {

@@ -35,6 +35,23 @@ final class ByteWriter {
         guard let p = realloc(base, newCapacity) else { Self.outOfMemory() }
         base = p.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
+        if capacity >= Self.hugePageThreshold { adviseHugePages() }
+    }
+
+    /// Buffers from this size on ask for huge pages.
+    private static let hugePageThreshold = 1 << 22
+
+    /// Asks the kernel to back the buffer with 2 MB pages where it can. A large output touches
+    /// every page of its buffer once: with 4 KB pages the page faults took about a quarter of the
+    /// time `serialized(as: .xml)` spent on a 15 MB file; with huge pages they are a few. Only a hint: where transparent huge pages
+    /// are off, nothing changes.
+    private func adviseHugePages() {
+        #if os(Linux)
+        let huge = 1 << 21
+        let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
+        let end = (Int(bitPattern: base) + capacity) & ~(huge - 1)
+        if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
+        #endif
     }
 
     @inline(__always)

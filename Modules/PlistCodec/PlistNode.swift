@@ -1,8 +1,9 @@
 import Foundation
 
-/// The input of the `PlistValue` writers (`BinaryPlistWriter`, `XMLPlistWriter`): a property-list
-/// tree, converted from a `PlistValue`. `PlistEncoder` writes through an `EncodingArena` instead;
-/// `.null` and `.isolated` are what it needed here before, and the writers still handle them.
+/// The input of `BinaryPlistWriter` and of `XMLPlistWriter` (the streaming converter's writer): a
+/// property-list tree, converted from a `PlistValue` (`ValueXMLWriter` writes XML from the value
+/// itself). `PlistEncoder` writes through an `EncodingArena` instead; `.null` and `.isolated` are
+/// what it needed here before, and the writers still handle them.
 enum PlistNode {
     /// Codable's `nil`: written as the string `$null`, but one object of its own (never shared with
     /// a real `"$null"` string), as `PropertyListEncoder` writes it.

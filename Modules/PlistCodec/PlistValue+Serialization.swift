@@ -30,7 +30,7 @@ extension PlistValue {
         case .binary:
             return try BinaryPlistWriter(mode: mode).write(PlistNode(self))
         case .xml:
-            return try XMLPlistWriter(mode: mode).write(PlistNode(self))
+            return try ValueXMLWriter.write(self, mode: mode)
         case .openStep:
             throw PlistError(.unsupportedValue, "OpenStep property lists can be read but not written")
         }

@@ -31,7 +31,7 @@ struct ShareTable {
     mutating func findOrInsert(_ node: PlistNode, newIndex: Int, objects: [PlistNode]) -> Int? {
         guard case .string(let string) = node else { return probe(node, newIndex: newIndex, objects: objects) }
         let bits = unsafeBitCast(string, to: (UInt64, UInt64).self)
-        let slot = Int(truncatingIfNeeded: Self.mix(bits.0 ^ (bits.1 &* 31))) & 127
+        let slot = Int(truncatingIfNeeded: ShareHash.mix(bits.0 ^ (bits.1 &* 31))) & 127
         if identityIndex[slot] >= 0, identityBits[2 * slot] == bits.0, identityBits[2 * slot + 1] == bits.1 {
             return Int(identityIndex[slot])
         }
@@ -72,47 +72,19 @@ struct ShareTable {
         }
     }
 
-    @inline(__always)
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
     private func hash(_ node: PlistNode) -> UInt64 {
         switch node {
-        case .int(let v): return Self.mix(UInt64(bitPattern: v) ^ seed)
-        case .wideInt(let v): return Self.mix(UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v >> 64) &* 31 ^ seed ^ 1)
-        case .float(let f): return Self.mix(UInt64(f.bitPattern) ^ seed ^ 2)
-        case .double(let d): return Self.mix(d.bitPattern ^ seed ^ 3)
-        case .date(let t): return Self.mix(t.bitPattern ^ seed ^ 4)
-        case .data(let d): return d.withUnsafeBytes { Self.hashBytes($0, seed ^ 5) }
+        case .int(let v): return ShareHash.mix(UInt64(bitPattern: v) ^ seed)
+        case .wideInt(let v): return ShareHash.mix(UInt64(truncatingIfNeeded: v) ^ UInt64(truncatingIfNeeded: v >> 64) &* 31 ^ seed ^ 1)
+        case .float(let f): return ShareHash.mix(UInt64(f.bitPattern) ^ seed ^ 2)
+        case .double(let d): return ShareHash.mix(d.bitPattern ^ seed ^ 3)
+        case .date(let t): return ShareHash.mix(t.bitPattern ^ seed ^ 4)
+        case .data(let d): return d.withUnsafeBytes { ShareHash.bytes($0, seed ^ 5) }
         case .string(let s):
             var str = s
-            return str.withUTF8 { Self.hashBytes(UnsafeRawBufferPointer($0), seed ^ 6) }
+            return str.withUTF8 { ShareHash.bytes(UnsafeRawBufferPointer($0), seed ^ 6) }
         default: return seed
         }
-    }
-
-    private static func hashBytes(_ bytes: UnsafeRawBufferPointer, _ seed: UInt64) -> UInt64 {
-        let n = bytes.count
-        var h = seed ^ (UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
-        guard let p = bytes.baseAddress else { return mix(h) }
-        var i = 0
-        while i + 8 <= n {
-            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
-            shift += 8
-            i += 1
-        }
-        return mix(h ^ tail)
     }
 
     private static func equal(_ a: PlistNode, _ b: PlistNode) -> Bool {

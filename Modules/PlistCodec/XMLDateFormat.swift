@@ -12,39 +12,56 @@ enum XMLDateFormat {
     /// Julian day number of 1582-10-15, the first Gregorian day.
     static let gregorianStartJDN: Int64 = 2_299_161
 
+    /// The most bytes a date's text takes: a year of up to 7 digits (`abs(t) < 1e14` seconds).
+    static let maxLength = 23
+
     /// Writes the date's text into `out`; `false` when the date cannot be written (not finite, or before year 0).
     static func write(secondsSinceReferenceDate t: Double, julianBeforeGregorian: Bool, to out: ByteWriter) -> Bool {
-        guard t.isFinite, abs(t) < 1e14 else { return false }
+        var written = true
+        out.withUnsafeSpace(maxLength) { p in
+            guard let n = write(secondsSinceReferenceDate: t, julianBeforeGregorian: julianBeforeGregorian, to: p) else {
+                written = false
+                return 0
+            }
+            return n
+        }
+        return written
+    }
+
+    /// Writes the date's text at `p`, which has room for `maxLength` bytes; returns how many it
+    /// wrote, or `nil` when the date cannot be written (not finite, or before year 0).
+    @inline(__always)
+    static func write(secondsSinceReferenceDate t: Double, julianBeforeGregorian: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+        guard t.isFinite, abs(t) < 1e14 else { return nil }
         let total = Int64(t.rounded(.down)) + referenceOffset
         let days = total >= 0 ? total / 86_400 : -((-total + 86_399) / 86_400)
         let secs = total - days * 86_400
         let jdn = days + unixEpochJDN
         let (y, m, d) = (julianBeforeGregorian && jdn < gregorianStartJDN) ? julian(jdn) : gregorian(days)
-        guard y >= 0 else { return false }
-        if y > 9999 { out.appendUTF8(String(y)) } else { digits(y, 4, out) }
-        out.append(UInt8(ascii: "-")); digits(m, 2, out)
-        out.append(UInt8(ascii: "-")); digits(d, 2, out)
-        out.append(UInt8(ascii: "T")); digits(secs / 3600, 2, out)
-        out.append(UInt8(ascii: ":")); digits(secs / 60 % 60, 2, out)
-        out.append(UInt8(ascii: ":")); digits(secs % 60, 2, out)
-        out.append(UInt8(ascii: "Z"))
-        return true
-    }
-
-    private static func digits(_ v: Int64, _ width: Int, _ out: ByteWriter) {
-        if width == 2 {
-            out.append(UInt8(ascii: "0") + UInt8(v / 10 % 10))
-            out.append(UInt8(ascii: "0") + UInt8(v % 10))
-            return
+        guard y >= 0 else { return nil }
+        // Four digits, zero-padded, up to 9999; beyond, as many as the year has.
+        var width = 4
+        var limit: Int64 = 10_000
+        while y >= limit { width += 1; limit *= 10 }
+        var rest = y
+        for i in stride(from: width - 1, through: 0, by: -1) {
+            p[i] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
         }
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        var rest = v
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
-            rest %= divisor
-            divisor /= 10
+        var o = width
+        func two(_ separator: UInt8, _ v: Int64) {
+            p[o] = separator
+            p[o + 1] = UInt8(ascii: "0") + UInt8(v / 10 % 10)
+            p[o + 2] = UInt8(ascii: "0") + UInt8(v % 10)
+            o += 3
         }
+        two(UInt8(ascii: "-"), m)
+        two(UInt8(ascii: "-"), d)
+        two(UInt8(ascii: "T"), secs / 3600)
+        two(UInt8(ascii: ":"), secs / 60 % 60)
+        two(UInt8(ascii: ":"), secs % 60)
+        p[o] = UInt8(ascii: "Z")
+        return o + 1
     }
 
     /// Civil date from days since 1970-01-01 in the proleptic Gregorian calendar.

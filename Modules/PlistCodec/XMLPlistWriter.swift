@@ -94,7 +94,10 @@ struct XMLPlistWriter {
 
     private func writeReal(_ d: Double, to out: ByteWriter) throws {
         out.append("<real>")
-        out.appendUTF8(Self.realText(d, mode: mode))
+        switch mode {
+        case .foundation: XMLRealText.writeFoundation(d, to: out)
+        case .coreFoundation: out.appendUTF8(Self.realText(d, mode: mode))
+        }
         out.append("</real>\n")
     }
 
@@ -117,25 +120,12 @@ struct XMLPlistWriter {
     /// Escapes `&`, `<` and `>`. Like Apple's writers, every other character is written as it is,
     /// control characters and NUL included (Apple's readers read them back).
     func writeEscaped(_ s: String, to out: ByteWriter) throws {
-        var str = s
-        str.withUTF8 { buf in
-            var runStart = 0
-            for i in 0..<buf.count {
-                let b = buf[i]
-                // One comparison rules out every byte but the three that need escaping.
-                if b > UInt8(ascii: ">") || (b != UInt8(ascii: "&") && b < UInt8(ascii: "<")) { continue }
-                let replacement: StaticString
-                switch b {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                default: continue
-                }
-                out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<i]))
-                out.append(replacement)
-                runStart = i + 1
-            }
-            out.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[runStart..<buf.count]))
+        func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+            out.withUnsafeSpace(bytes.count * 5) { XMLEscaping.write(bytes, to: $0) }
+        }
+        if s.utf8.withContiguousStorageIfAvailable(write) == nil {
+            var s = s
+            s.withUTF8(write)
         }
     }
 }
@@ -152,7 +142,9 @@ final class KeyOrderCache {
         let n = entries.count
         if n < 2 { return Array(0..<n) }
         search: for slot in recent where slot.keys.count == n {
-            for i in 0..<n where entries[i].key != slot.keys[i] { continue search }
+            // By bytes: `String`'s == equates keys that differ only in normalization, which are
+            // different keys here, and may sort differently.
+            for i in 0..<n where !entries[i].key.utf8.elementsEqual(slot.keys[i].utf8) { continue search }
             return slot.order
         }
         let keys = entries.map(\.key)

@@ -13,6 +13,27 @@ struct SinkAgreementTests {
         + Fixtures.list("PlistCodec/apple/swift-foundation") + Fixtures.list("PlistCodec/recorded")
         + Fixtures.list("PlistCodec/tolerated") + Fixtures.list("PlistCodec/invalid") + Fixtures.list("Apps/plist/inputs"))
 
+    /// Two dictionaries whose key lists differ only in normalization ("\u{E9}" and "e\u{301}"):
+    /// CoreFoundation's order (by UTF-16) puts "f" first in one and last in the other. The converter
+    /// remembers recent key lists; it must not take the second for the first, as `String`'s ==
+    /// (canonical equivalence) would.
+    @Test func keyListsThatDifferOnlyInNormalizationKeepTheirOwnOrder() throws {
+        let tree = PlistValue.array([
+            .dictionary(PlistDictionary([("\u{E9}", .int(1)), ("f", .int(2))])),
+            .dictionary(PlistDictionary([("e\u{301}", .int(3)), ("f", .int(4))])),
+        ])
+        let binary = try tree.serialized(as: .binary, mode: .coreFoundation)
+        var streamed = Data()
+        try PlistStreaming.writeXML(fromBinary: binary, mode: .coreFoundation) { streamed += $0 }
+        #expect(streamed == (try tree.serialized(as: .xml, mode: .coreFoundation)))
+        // By bytes (a `String` search would match either spelling): in the second dictionary the
+        // decomposed key comes first.
+        let second = try #require(streamed.range(of: Data("<integer>1</integer>".utf8))).upperBound
+        let decomposed = try #require(streamed.range(of: Data("<key>e\u{301}</key>".utf8), in: second..<streamed.endIndex))
+        let f = try #require(streamed.range(of: Data("<key>f</key>".utf8), in: second..<streamed.endIndex))
+        #expect(decomposed.lowerBound < f.lowerBound, "the decomposed key sorts before f by UTF-16")
+    }
+
     @Test func thereAreFixturesOfBothFormats() throws {
         let formats = try Self.fixtures.map { PlistFormat.detect(try Fixtures.data($0)) }
         #expect(formats.filter { $0 == .binary }.count >= 30)

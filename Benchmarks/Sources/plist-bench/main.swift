@@ -5,19 +5,14 @@ import PlistCodec
 // plist-bench: PlistCodec against Foundation's property-list coders, in one process, on one dataset.
 // See Benchmarks/README.md for how to read the output.
 
-let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
+let options = DatasetOptions.fromCommandLine(program: "plist-bench")
 
 print("plist-bench: \(options.records) records, seed 0x\(String(Dataset.seed, radix: 16)), "
     + "median of \(options.runs) runs after \(options.warmups) warm-up(s)")
 let records = Dataset.make(count: options.records)
 
 func foundationBytes(_ format: PropertyListSerialization.PropertyListFormat) -> Data {
-    let encoder = PropertyListEncoder()
-    encoder.outputFormat = format
-    do { return try encoder.encode(records) } catch {
-        print("Foundation cannot encode the dataset: \(error)")
-        exit(1)
-    }
+    Dataset.foundationEncoded(records, format)
 }
 func ourBytes(_ format: PlistFormat) -> Result<Data, any Error> {
     var encoder = PlistEncoder()

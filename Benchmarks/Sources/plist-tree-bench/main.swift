@@ -6,31 +6,7 @@ import PlistCodec
 // libplist (C) and Foundation's PropertyListSerialization, in one process, on plist-bench's dataset.
 // See Benchmarks/README.md for how to read the output and how to install libplist.
 
-struct Options {
-    var records = 20_000
-    var runs = 7
-    var warmups = 1
-
-    static let usage = """
-        usage: plist-tree-bench [--records N] [--runs N] [--warmups N]
-          --records N   records in the dataset (default 20000)
-          --runs N      measured runs per case; the median is reported (default 7)
-          --warmups N   unmeasured runs per case first (default 1)
-        """
-
-    static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
-        var options = Options()
-        let numbers: [String: (minimum: Int, assign: (Int) -> Void)] = [
-            "--records": (1, { options.records = $0 }),
-            "--runs": (1, { options.runs = $0 }),
-            "--warmups": (0, { options.warmups = $0 }),
-        ]
-        if let error = parseOptions(arguments, usage: usage, numbers: numbers) { return .failure(error) }
-        return .success(options)
-    }
-}
-
-let options = optionsOrExit(Options.parse(Array(CommandLine.arguments.dropFirst())), usage: Options.usage)
+let options = DatasetOptions.fromCommandLine(program: "plist-tree-bench")
 let libplist: LibPlist
 switch LibPlist.load() {
 case .success(let loaded): libplist = loaded
@@ -42,14 +18,6 @@ print("plist-tree-bench: \(options.records) records, seed 0x\(String(Dataset.see
     + "median of \(options.runs) runs after \(options.warmups) warm-up(s); libplist from \(libplist.path)")
 
 let records = Dataset.make(count: options.records)
-func encoded(_ format: PropertyListSerialization.PropertyListFormat) -> Data {
-    let encoder = PropertyListEncoder()
-    encoder.outputFormat = format
-    do { return try encoder.encode(records) } catch {
-        print("Foundation cannot encode the dataset: \(error)")
-        exit(1)
-    }
-}
 
 /// One case: the same work three ways. Each closure returns a byte or node count, so nothing is optimized away.
 struct Case {
@@ -82,12 +50,23 @@ func measure(_ c: Case) throws -> Outcome {
     return Outcome(name: c.name, seconds: samples.map(median))
 }
 
+/// Runs PlistCodec's side of `c` alone, `--runs` times, prints the time per run and exits.
+func profile(_ c: Case) throws -> Never {
+    let clock = ContinuousClock()
+    var sink = 0
+    let elapsed = try clock.measure { for _ in 0..<options.runs { sink &+= try c.ours() } }
+    print(String(format: "%@ (ours only): %.2f ms per run", c.name, BenchSupport.seconds(elapsed) * 1000 / Double(options.runs))
+        + (sink < 0 ? " \(sink)" : ""))
+    exit(0)
+}
+
 var outcomes: [Outcome] = []
 var checks: [String] = []
+var row = 0
 for (label, format, foundationFormat) in [("binary", PlistFormat.binary, PropertyListSerialization.PropertyListFormat.binary),
                                           ("XML", .xml, .xml)] {
     let isBinary = format == .binary
-    let file = encoded(foundationFormat)
+    let file = Dataset.foundationEncoded(records, foundationFormat)
     let ourTree = try PlistValue(parsing: file)
     let theirTree = try libplist.parse(file, binary: isBinary)
     defer { libplist.free(theirTree) }
@@ -98,17 +77,28 @@ for (label, format, foundationFormat) in [("binary", PlistFormat.binary, Propert
     checks.append("\(label): libplist's rewrite of the file reads back as the same tree: "
         + (firstDifference(ourTree, roundTrip).map { "NO, first at \($0)" } ?? "yes"))
 
-    FileHandle.standardError.write(Data("measuring \(label)\n".utf8))
-    outcomes.append(try measure(Case(
-        name: "parse \(label) (\(file.count / 1024) KB) to a tree",
-        ours: { _ = try PlistValue(parsing: file); return 1 },
-        libplist: { let node = try libplist.parse(file, binary: isBinary); libplist.free(node); return 1 },
-        foundation: { _ = try PropertyListSerialization.propertyList(from: file, options: [], format: nil); return 1 })))
-    outcomes.append(try measure(Case(
-        name: "write a tree as \(label)",
-        ours: { try ourTree.serialized(as: format).count },
-        libplist: { libplist.write(theirTree, binary: isBinary) },
-        foundation: { try PropertyListSerialization.data(fromPropertyList: foundationTree, format: foundationFormat, options: 0).count })))
+    let cases = [
+        Case(
+            name: "parse \(label) (\(file.count / 1024) KB) to a tree",
+            ours: { _ = try PlistValue(parsing: file); return 1 },
+            libplist: { let node = try libplist.parse(file, binary: isBinary); libplist.free(node); return 1 },
+            foundation: { _ = try PropertyListSerialization.propertyList(from: file, options: [], format: nil); return 1 }),
+        Case(
+            name: "write a tree as \(label)",
+            ours: { try ourTree.serialized(as: format).count },
+            libplist: { libplist.write(theirTree, binary: isBinary) },
+            foundation: { try PropertyListSerialization.data(fromPropertyList: foundationTree, format: foundationFormat, options: 0).count }),
+    ]
+    if options.profileRow == 0 { FileHandle.standardError.write(Data("measuring \(label)\n".utf8)) }
+    for c in cases {
+        row += 1
+        if options.profileRow == row { try profile(c) }
+        if options.profileRow == 0 { outcomes.append(try measure(c)) }
+    }
+}
+if options.profileRow > 0 {
+    print("--profile-row: no row \(options.profileRow) (the rows are 1 to \(row))")
+    exit(2)
 }
 
 print("\nChecks:")
