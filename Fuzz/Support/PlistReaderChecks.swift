@@ -4,14 +4,15 @@ import PlistCodec
 // What the three reader targets (binary, XML, OpenStep) check on every input. Each target adds the
 // streaming path of its own format; this file holds the promises every format makes.
 
-/// Reads `data` as `PlistValue(parsing:)` does, in default and strict mode, and checks that:
+/// Reads `data` as `PlistValue(parsing:)` does, in default and strict mode, under `fuzzValueLimit`,
+/// and checks that:
 /// - only `PlistError` is thrown (its documentation promises nothing else);
 /// - `PlistStreaming.validate` throws exactly the error the tree reader throws, or nothing when it reads;
 /// - what strict mode reads, default mode reads the same way (strict only refuses more);
+/// - a value that reads holds no more values than the limit, and one below its count refuses it;
 /// - a value that reads survives binary serialization: written and read back, it has the same contents.
 ///
-/// - Returns: The value in default mode, or `nil` when the input is refused or its expansion is too
-///   large to walk (`plistExpandedCount`).
+/// - Returns: The value in default mode, or `nil` when the input is refused.
 @discardableResult
 func checkPlistReaders(_ data: Data) -> PlistValue? {
     let lenient = readPlist(data, strict: false)
@@ -19,7 +20,7 @@ func checkPlistReaders(_ data: Data) -> PlistValue? {
 
     let validation: PlistError?
     do {
-        try PlistStreaming.validate(data)
+        try PlistStreaming.validate(data, options: fuzzReadOptions())
         validation = nil
     } catch let error as PlistError {
         validation = error
@@ -36,9 +37,7 @@ func checkPlistReaders(_ data: Data) -> PlistValue? {
         fuzzRequire(false, "strict mode read what default mode refuses")
     }
     guard case .success(let value) = lenient else { return nil }
-    // Comparing and writing walk every place a shared container appears: skip them for a value
-    // whose expansion is enormous (the reader itself is linear, and that is what is checked above).
-    guard plistExpandedCount(value, limit: fuzzExpansionLimit) <= fuzzExpansionLimit else { return nil }
+    checkValueCount(value, of: data)
     if case .success(let strictValue) = strict {
         fuzzRequire(strictValue.hasSameContents(as: value), "strict and default mode read different values")
     }
@@ -49,7 +48,7 @@ func checkPlistReaders(_ data: Data) -> PlistValue? {
 /// `PlistValue(parsing:options:)` as a `Result`, stopping the run if it throws anything but `PlistError`.
 func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
     do {
-        return .success(try PlistValue(parsing: data, options: PlistReadOptions(strict: strict)))
+        return .success(try PlistValue(parsing: data, options: fuzzReadOptions(strict: strict)))
     } catch let error as PlistError {
         return .failure(error)
     } catch {

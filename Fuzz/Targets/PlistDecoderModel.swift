@@ -9,11 +9,11 @@ import PlistCodec
 @_cdecl("LLVMFuzzerTestOneInput")
 public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> CInt {
     let data = fuzzData(bytes, count)
-    let decoder = PlistDecoder()
-    let value = try? PlistValue(parsing: data)
-    // Decoding a model expands every shared container of a binary file, as writing does: skip the
-    // files whose expansion is enormous (see Support/PlistExpansion.swift).
-    if let value, plistExpandedCount(value, limit: fuzzExpansionLimit) > fuzzExpansionLimit { return 0 }
+    var decoder = PlistDecoder()
+    // Decoding a model expands every shared container of a binary file, as writing does: the limit
+    // keeps a small file from describing an enormous model (see Support/PlistExpansion.swift).
+    decoder.options = fuzzReadOptions()
+    let value = try? PlistValue(parsing: data, options: fuzzReadOptions())
     let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }
 
     // The value path is a second decoder implementation (the bytes path reads binary in place).

@@ -13,7 +13,7 @@ public func xmlPlistFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> CInt
     let streaming: Result<Data, PlistError>
     do {
         // 4096 is the smallest chunk the converter honours; any size must give the same bytes.
-        try PlistStreaming.writeBinary(fromXML: data, chunkSize: 4096) { streamed.append($0) }
+        try PlistStreaming.writeBinary(fromXML: data, options: fuzzReadOptions(), chunkSize: 4096) { streamed.append($0) }
         streaming = .success(streamed)
     } catch let error as PlistError {
         streaming = .failure(error)

@@ -42,8 +42,8 @@ final class BinaryDecodingStore: PlistDecodingStore {
     deinit { storage.deallocate() }
 
     /// Checks every object reachable from the top one, as `BinaryPlistReader` does.
-    func validate(maxDepth: Int) throws {
-        try BinaryPlistValidator.validate(doc, maxDepth: maxDepth)
+    func validate(_ options: PlistReadOptions) throws {
+        try BinaryPlistValidator.validate(doc, options: options)
     }
 
     var topObject: Int { doc.topObject }

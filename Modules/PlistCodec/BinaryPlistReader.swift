@@ -20,7 +20,7 @@ struct BinaryPlistReader {
             } catch let error as PlistError {
                 return try Self.textFallback(data, options: options, after: error)
             }
-            let marks = try doc.walk(maxDepth: options.maxDepth, into: BinaryPlistShareMarks(objectCount: doc.numObjects))
+            let marks = try doc.walk(options, into: BinaryPlistShareMarks(objectCount: doc.numObjects))
             var builder = BinaryPlistTreeBuilder(doc: doc, marks: marks)
             return builder.value(doc.topObject)
         }
@@ -30,11 +30,17 @@ struct BinaryPlistReader {
     /// a binary property list's: it reads the bytes as OpenStep text (`bplist00` alone is that string,
     /// and `bplist00 = "...";` a strings file, however long). Returns the text's value when it parses
     /// and `options` are not strict; otherwise throws `error`, the binary reader's account of what is
-    /// wrong.
+    /// wrong. Text that parses but holds more than `options.maxValueCount` values is refused as
+    /// `.tooLarge`: it is readable, and the limit is what refuses it.
     static func textFallback(_ data: Data, options: PlistReadOptions, after error: PlistError) throws -> PlistValue {
-        guard !options.strict, let value = try? OpenStepPlistReader(data: data, options: options).read() else {
-            throw error
+        let binaryError = error
+        guard !options.strict else { throw binaryError }
+        do {
+            return try OpenStepPlistReader(data: data, options: options).read()
+        } catch let text as PlistError where text.kind == .tooLarge {
+            throw text
+        } catch {
+            throw binaryError
         }
-        return value
     }
 }

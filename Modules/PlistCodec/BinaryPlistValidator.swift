@@ -4,17 +4,17 @@ import Foundation
 /// sink of `BinaryPlistWalker` that keeps nothing.
 ///
 /// The walker applies every check, so this throws the same `PlistError` (kind, message and
-/// location) the reader would, while keeping only one byte of state and one height per object
+/// location) the reader would, while keeping only one byte of state, one height and one count per object
 /// instead of a `PlistValue` tree: that is what lets `plist -lint` check a file of hundreds of
 /// megabytes in little more memory than the file itself.
 ///
 /// ```swift
-/// try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
+/// try BinaryPlistValidator.validate(doc, options: options)
 /// ```
 struct BinaryPlistValidator: BinaryPlistSink {
     /// Checks the whole file from its top object.
-    static func validate<Bytes>(_ doc: BinaryPlistFile<Bytes>, maxDepth: Int) throws {
-        _ = try doc.walk(maxDepth: maxDepth, into: BinaryPlistValidator())
+    static func validate<Bytes>(_ doc: BinaryPlistFile<Bytes>, options: PlistReadOptions) throws {
+        _ = try doc.walk(options, into: BinaryPlistValidator())
     }
 
     static var wantsScalarValues: Bool { false }

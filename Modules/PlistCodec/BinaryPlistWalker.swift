@@ -8,14 +8,16 @@ import Foundation
 /// binary-to-XML stream (`BinaryToXMLStream`) are its sinks, so
 /// they apply the same checks in the same order and throw the same `PlistError` (kind, message and
 /// location): references and offsets inside the file, counts that fit it, the depth limit, cycles,
-/// and dictionary keys that are strings. A dictionary's keys are walked before its values.
+/// the expanded-size limit, and dictionary keys that are strings. A dictionary's keys are walked
+/// before its values.
 ///
-/// Per object it keeps one byte of state and the height of its subtree (0 for scalars), so an
-/// object referenced many times is checked once, and a sink that shares objects gets it once. The
-/// walk recurses once per level of nesting, which `maxDepth` bounds.
+/// Per object it keeps one byte of state, the height of its subtree (0 for scalars) and the number
+/// of values it expands to (1 for scalars), so an object referenced many times is checked once, a
+/// sink that shares objects gets it once, and both limits are checked at every reference without
+/// walking the object again. The walk recurses once per level of nesting, which `maxDepth` bounds.
 ///
 /// ```swift
-/// let marks = try doc.walk(maxDepth: 512, into: BinaryPlistShareMarks(objectCount: doc.numObjects))
+/// let marks = try doc.walk(PlistReadOptions(), into: BinaryPlistShareMarks(objectCount: doc.numObjects))
 /// ```
 struct BinaryPlistWalker<Bytes: RandomAccessCollection, Sink: BinaryPlistSink>
 where Bytes.Element == UInt8, Bytes.Index == Int {
@@ -25,32 +27,41 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
 
     let doc: BinaryPlistFile<Bytes>
     let maxDepth: Int
+    /// `PlistReadOptions.maxValueCount`, at most `Int.max / 2` so that two counts below it add
+    /// without overflow.
+    let maxValueCount: Int
     var sink: Sink
     private var marks: [UInt8]
     /// The height of each walked container's subtree (0 for scalars), for the depth limit.
     private var heights: [Int32]
+    /// How many values each walked container expands to, itself included, for the size limit.
+    private var counts: [Int]
 
-    init(doc: BinaryPlistFile<Bytes>, maxDepth: Int, sink: Sink) {
+    init(doc: BinaryPlistFile<Bytes>, options: PlistReadOptions, sink: Sink) {
         self.doc = doc
-        self.maxDepth = maxDepth
+        maxDepth = options.maxDepth
+        maxValueCount = min(max(options.maxValueCount, 0), Int.max / 2)
         self.sink = sink
         marks = [UInt8](repeating: Mark.unvisited.rawValue, count: doc.numObjects)
         heights = [Int32](repeating: 0, count: doc.numObjects)
+        counts = [Int](repeating: 1, count: doc.numObjects)
     }
 
     /// Walks the whole file from its top object.
     mutating func walk() throws {
-        _ = try visit(doc.topObject, depth: 0, site: doc.bytes.count - 16)
+        let site = doc.bytes.count - 16
+        let top = try visit(doc.topObject, depth: 0, site: site)
+        guard top.count <= maxValueCount else { throw tooLarge(site) }
     }
 
     /// Walks object `index` at nesting `depth`, referenced from byte `site`; returns the height of
-    /// its subtree.
-    private mutating func visit(_ index: Int, depth: Int, site: Int) throws -> Int {
+    /// its subtree and the number of values it expands to.
+    private mutating func visit(_ index: Int, depth: Int, site: Int) throws -> (height: Int, count: Int) {
         if index >= 0, index < marks.count, marks[index] > Mark.inProgress.rawValue, !sink.expandsSharedObjects {
             let height = Int(heights[index])
             guard depth + height <= maxDepth else { throw tooDeep(site) }
             try sink.shared(object: index)
-            return height
+            return (height, counts[index])
         }
         let offset = try doc.offset(of: index, referencedAt: site)
         let marker = doc.bytes[offset]
@@ -59,7 +70,7 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
             let scalar = try BinaryScalar.read(doc, at: offset, build: Sink.wantsScalarValues)
             if case .string = scalar { marks[index] = Mark.string.rawValue } else { marks[index] = Mark.otherScalar.rawValue }
             try sink.scalar(scalar, object: index)
-            return 0
+            return (0, 1)
         }
         guard depth < maxDepth else { throw tooDeep(offset) }
         guard marks[index] != Mark.inProgress.rawValue else {
@@ -74,6 +85,10 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
         try doc.checkRange(start, total, what: "a list of \(count) references")
         try sink.openContainer(object: index, isDictionary: isDict, count: count)
         var height = 0
+        // Each value's count is added as it is walked and checked at once, so a fan-out is refused
+        // where it first passes the limit rather than after the whole walk. Keys are not values.
+        var expanded = 1
+        guard expanded <= maxValueCount else { throw tooLarge(offset) }
         if isDict {
             for i in 0..<count {
                 let keySite = start + i * doc.objectRefSize
@@ -85,17 +100,25 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
             }
             for i in try sink.valueOrder(count: count) {
                 let valueSite = start + (count + i) * doc.objectRefSize
-                height = max(height, try visit(doc.ref(at: start, count + i), depth: depth + 1, site: valueSite) + 1)
+                let value = try visit(doc.ref(at: start, count + i), depth: depth + 1, site: valueSite)
+                height = max(height, value.height + 1)
+                expanded += value.count
+                guard expanded <= maxValueCount else { throw tooLarge(valueSite) }
             }
         } else {
             for i in 0..<count {
-                height = max(height, try visit(doc.ref(at: start, i), depth: depth + 1, site: start + i * doc.objectRefSize) + 1)
+                let site = start + i * doc.objectRefSize
+                let item = try visit(doc.ref(at: start, i), depth: depth + 1, site: site)
+                height = max(height, item.height + 1)
+                expanded += item.count
+                guard expanded <= maxValueCount else { throw tooLarge(site) }
             }
         }
         marks[index] = isDict ? Mark.dictionary.rawValue : Mark.array.rawValue
         heights[index] = Int32(clamping: max(height, 1))
+        counts[index] = expanded
         try sink.closeContainer(object: index)
-        return max(height, 1)
+        return (max(height, 1), expanded)
     }
 
     /// The kind name of an object already walked, as `PlistValue.kindName` spells it.
@@ -110,14 +133,19 @@ where Bytes.Element == UInt8, Bytes.Index == Int {
     private func tooDeep(_ offset: Int) -> PlistError {
         PlistError(.tooDeep, "binary plist: nesting deeper than the limit of \(maxDepth)", at: .byte(offset))
     }
+
+    private func tooLarge(_ offset: Int) -> PlistError {
+        PlistError(.tooLarge, "binary plist: more than \(maxValueCount) values once shared objects are counted "
+                   + "wherever they are referenced (PlistReadOptions.maxValueCount)", at: .byte(offset))
+    }
 }
 
 extension BinaryPlistFile {
-    /// Walks the file into `sink` and returns the sink.
+    /// Walks the file into `sink`, under `options`' depth and size limits, and returns the sink.
     ///
     /// - Throws: The `PlistError` of the first object that fails a check, or what `sink` throws.
-    func walk<Sink: BinaryPlistSink>(maxDepth: Int, into sink: Sink) throws -> Sink {
-        var walker = BinaryPlistWalker(doc: self, maxDepth: maxDepth, sink: sink)
+    func walk<Sink: BinaryPlistSink>(_ options: PlistReadOptions, into sink: Sink) throws -> Sink {
+        var walker = BinaryPlistWalker(doc: self, options: options, sink: sink)
         try walker.walk()
         return walker.sink
     }

@@ -11,7 +11,7 @@ import Foundation
 /// matches the tree path byte for byte.
 ///
 /// ```swift
-/// try BinaryToXMLStream.write(doc, mode: .coreFoundation, maxDepth: 512, chunkSize: 1 << 20) { chunk in ... }
+/// try BinaryToXMLStream.write(doc, mode: .coreFoundation, options: PlistReadOptions(), chunkSize: 1 << 20) { chunk in ... }
 /// ```
 struct BinaryToXMLStream: BinaryPlistSink {
     let writer: XMLPlistWriter
@@ -34,12 +34,12 @@ struct BinaryToXMLStream: BinaryPlistSink {
     }
 
     /// Writes the whole document, header to `</plist>`, from a file `BinaryPlistValidator` accepted.
-    static func write<Bytes>(_ doc: BinaryPlistFile<Bytes>, mode: PlistWriteMode, maxDepth: Int, chunkSize: Int,
+    static func write<Bytes>(_ doc: BinaryPlistFile<Bytes>, mode: PlistWriteMode, options: PlistReadOptions, chunkSize: Int,
                              emit: (Data) throws -> Void) throws {
         try withoutActuallyEscaping(emit) { emit in
             var stream = BinaryToXMLStream(mode: mode, chunkSize: chunkSize, emit: emit)
             stream.out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n<plist version=\"1.0\">\n")
-            stream = try doc.walk(maxDepth: maxDepth, into: stream)
+            stream = try doc.walk(options, into: stream)
             stream.out.append("</plist>\n")
             try stream.flush(force: true)
         }

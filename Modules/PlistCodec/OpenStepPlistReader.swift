@@ -39,10 +39,10 @@ struct OpenStepPlistReader {
         if Self.looksLikeXML(data) {
             return try XMLPlistReader(data: data, options: options).read()
         }
-        let maxDepth = options.maxDepth
+        let maxDepth = options.maxDepth, maxValueCount = options.maxValueCount
         let strict = options.strict
         return try TextCursor.withUTF8Text(data) { text, base in
-            var parser = Parser(text: text, base: base, maxDepth: maxDepth)
+            var parser = Parser(text: text, base: base, maxDepth: maxDepth, maxValueCount: maxValueCount)
             parser.strict = strict
             return try parser.parseDocument()
         }
@@ -73,6 +73,9 @@ extension OpenStepPlistReader {
         let p: UnsafePointer<UInt8>
         let count: Int
         let maxDepth: Int
+        let maxValueCount: Int
+        /// Values started so far (`PlistReadOptions.maxValueCount`), the root included.
+        var valueCount = 0
         /// `PlistReadOptions.strict`: refuse an unterminated comment and unpaired surrogate escapes.
         var strict = false
         var pos = 0
@@ -92,11 +95,12 @@ extension OpenStepPlistReader {
         var keys: [String] = []
         var scratch: [UInt8] = []
 
-        init(text: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, maxDepth: Int) {
+        init(text: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>, maxDepth: Int, maxValueCount: Int) {
             self.text = text
             self.p = base
             self.count = text.count
             self.maxDepth = max(0, maxDepth)
+            self.maxValueCount = maxValueCount
         }
 
         func error(_ kind: PlistError.Kind, _ message: String, at offset: Int) -> PlistError {
@@ -115,9 +119,13 @@ extension OpenStepPlistReader.Parser {
         if Self.startsString(p[pos]) {
             let first = try readString()
             try skipSpace()
-            if pos == count { return .string(first) }
+            if pos == count {
+                try countValue(at: start)
+                return .string(first)
+            }
             // More follows a top-level string: the whole file is `key = value;` pairs.
             pos = start
+            try countValue(at: start)
             try push(isDict: true, isFile: true, at: start)
             return try run()
         }
@@ -134,6 +142,7 @@ extension OpenStepPlistReader.Parser {
 
     /// Reads the start of a value at `pos`: returns a string or data, or opens a container (and returns nil).
     mutating func startValue() throws -> PlistValue? {
+        try countValue(at: pos)
         try skipSpace()
         guard pos < count else { throw error(.truncated, "expected a value, found the end of the input", at: pos) }
         let c = p[pos]
@@ -151,6 +160,14 @@ extension OpenStepPlistReader.Parser {
         default:
             guard Self.startsString(c) else { throw unexpected("a value") }
             return .string(try readString())
+        }
+    }
+
+    /// Counts one more value toward `maxValueCount`.
+    mutating func countValue(at offset: Int) throws {
+        valueCount += 1
+        guard valueCount <= maxValueCount else {
+            throw error(.tooLarge, "more than \(maxValueCount) values (PlistReadOptions.maxValueCount)", at: offset)
         }
     }
 
@@ -196,10 +213,12 @@ extension OpenStepPlistReader.Parser {
             }
             if top.isDict {
                 guard !atEnd, Self.startsString(c) else { throw unexpected("a key (a string) or '}'") }
+                let keyStart = pos
                 let key = try readString()
                 try skipSpace()
                 if pos < count, p[pos] == UInt8(ascii: ";") {
                     // `key;` is short for `key = key;` (strings files use it).
+                    try countValue(at: keyStart)
                     pos += 1
                     keys.append(key)
                     values.append(.string(key))

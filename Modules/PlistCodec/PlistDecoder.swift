@@ -37,7 +37,7 @@ public struct PlistDecoder: @unchecked Sendable {
                 // No binary trailer: Foundation reads such bytes as OpenStep text, as the tree does.
                 return try decodeThroughTree(type, from: data)
             }
-            try Self.reportingMalformed { try store.validate(maxDepth: options.maxDepth) }
+            try Self.reportingMalformed { try store.validate(options) }
             let decoder = FlatDecoder(store: store, node: store.topObject, path: .root, userInfo: userInfo, realsAreText: false)
             return try decoder.unwrap(store.topObject, as: type, path: .root)
         case .xml:

@@ -24,6 +24,9 @@ public struct PlistError: Error, Hashable, Sendable, CustomStringConvertible {
         case cycle
         /// Nesting is deeper than the configured maximum.
         case tooDeep
+        /// A binary file's objects, each shared one counted wherever it is referenced, are more than
+        /// `PlistReadOptions.maxValueCount`.
+        case tooLarge
         /// A string is not valid UTF-8/UTF-16, or has a character the format cannot hold.
         case invalidString
         /// A `<data>` element is not valid base64.

@@ -41,7 +41,7 @@ public enum PlistStreaming {
                 _ = try BinaryPlistReader.textFallback(data, options: options, after: error)
                 return
             }
-            try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
+            try BinaryPlistValidator.validate(doc, options: options)
         }
     }
 
@@ -74,8 +74,8 @@ public enum PlistStreaming {
                 try emit(BinaryPlistReader.textFallback(data, options: options, after: error).serialized(as: .xml, mode: mode))
                 return
             }
-            try BinaryPlistValidator.validate(doc, maxDepth: options.maxDepth)
-            try BinaryToXMLStream.write(doc, mode: mode, maxDepth: options.maxDepth, chunkSize: chunkSize, emit: emit)
+            try BinaryPlistValidator.validate(doc, options: options)
+            try BinaryToXMLStream.write(doc, mode: mode, options: options, chunkSize: chunkSize, emit: emit)
         }
     }
 

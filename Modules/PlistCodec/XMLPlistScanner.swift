@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Containers are not scanned recursively: each open `<array>`/`<dict>` is a `Frame`, and depth is
 /// the number of frames, checked before a push, so deep input fails with `.tooDeep` instead of
-/// overflowing the stack.
+/// overflowing the stack. Every value element counts toward `PlistReadOptions.maxValueCount`.
 ///
 /// ```swift
 /// var scanner = XMLPlistScanner(text: text, base: base, options: options, sink: XMLPlistTreeSink())
@@ -21,6 +21,9 @@ struct XMLPlistScanner<Sink: XMLPlistSink> {
     var lexer: XMLPlistLexer
     var sink: Sink
     let maxDepth: Int
+    let maxValueCount: Int
+    /// Value elements started so far, the root included.
+    private var valueCount = 0
 
     private struct Frame {
         var isDict: Bool
@@ -36,6 +39,7 @@ struct XMLPlistScanner<Sink: XMLPlistSink> {
         lexer = XMLPlistLexer(text: text, base: base, options: options)
         self.sink = sink
         maxDepth = max(0, options.maxDepth)
+        maxValueCount = options.maxValueCount
     }
 
     /// Scans prolog, root element (with or without `<plist>`) and what may follow it.
@@ -133,6 +137,10 @@ struct XMLPlistScanner<Sink: XMLPlistSink> {
 
             let (name, nameLength, selfClosing) = try lexer.readOpenTag()
             if try readKey(name, nameLength, selfClosing: selfClosing, at: tagStart) { continue }
+            valueCount += 1
+            guard valueCount <= maxValueCount else {
+                throw lexer.error(.tooLarge, "more than \(maxValueCount) values (PlistReadOptions.maxValueCount)", at: tagStart)
+            }
 
             let value: PlistValue
             switch name {

@@ -77,10 +77,10 @@ struct ScannerSinkTests {
 
     @Test func binaryWalkerReportsASharedObjectOnceOrSpellsItOut() throws {
         let doc = try BinaryPlistDocument(Self.sharedArrayFile)
-        let shared = try doc.walk(maxDepth: 512, into: BinaryRecorder(expandsSharedObjects: false))
+        let shared = try doc.walk(PlistReadOptions(), into: BinaryRecorder(expandsSharedObjects: false))
         #expect(shared.events == ["0: array of 3", "1: array of 1", "2: integer", "1: close", "1: again",
                                   "3: dict of 1", "4: string", "values", "5: string", "3: close", "0: close"])
-        let expanded = try doc.walk(maxDepth: 512, into: BinaryRecorder(expandsSharedObjects: true))
+        let expanded = try doc.walk(PlistReadOptions(), into: BinaryRecorder(expandsSharedObjects: true))
         #expect(expanded.events == ["0: array of 3", "1: array of 1", "2: integer", "1: close", "1: array of 1",
                                     "2: integer", "1: close", "3: dict of 1", "4: string", "values", "5: string",
                                     "3: close", "0: close"])
@@ -99,7 +99,7 @@ struct ScannerSinkTests {
         bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, UInt8(offsets.count)] + [UInt8](repeating: 0, count: 8)
             + [0, 0, 0, 0, 0, 0, 0, UInt8(table)]
         let doc = try BinaryPlistDocument(Data(bytes))
-        let recorder = try doc.walk(maxDepth: 512, into: BinaryRecorder(expandsSharedObjects: false))
+        let recorder = try doc.walk(PlistReadOptions(), into: BinaryRecorder(expandsSharedObjects: false))
         #expect(recorder.events == ["0: dict of 2", "1: string", "2: string", "values", "4: integer", "3: integer", "0: close"])
     }
 
@@ -109,8 +109,8 @@ struct ScannerSinkTests {
         bytes[13] = 1   // object 1's element: itself
         let doc = try BinaryPlistDocument(Data(bytes))
         let expected = PlistError(.cycle, "binary plist: object 1 contains itself", at: .byte(13))
-        #expect(throws: expected) { _ = try doc.walk(maxDepth: 512, into: BinaryRecorder(expandsSharedObjects: false)) }
-        #expect(throws: expected) { try BinaryPlistValidator.validate(doc, maxDepth: 512) }
+        #expect(throws: expected) { _ = try doc.walk(PlistReadOptions(), into: BinaryRecorder(expandsSharedObjects: false)) }
+        #expect(throws: expected) { try BinaryPlistValidator.validate(doc, options: PlistReadOptions()) }
         #expect(throws: expected) { try PlistValue(parsing: Data(bytes)) }
         #expect(throws: expected) { try PlistStreaming.writeXML(fromBinary: Data(bytes)) { _ in } }
     }

@@ -187,7 +187,7 @@ struct TreePathTests {
         } catch let error as PlistError {
             return try BinaryPlistReader.textFallback(data, options: options, after: error)
         }
-        return try doc.walk(maxDepth: options.maxDepth, into: BinaryPlistTreeSink(objectCount: doc.numObjects)).object(doc.topObject)
+        return try doc.walk(options, into: BinaryPlistTreeSink(objectCount: doc.numObjects)).object(doc.topObject)
     }
 
     func expectSameRead(_ data: Data, _ options: PlistReadOptions, _ what: String) {
