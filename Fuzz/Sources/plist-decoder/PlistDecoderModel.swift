@@ -1,4 +1,6 @@
 import Foundation
+import FuzzSupport
+import PlistChecks
 import PlistCodec
 
 /// `PlistDecoder` over `FuzzModel`, from bytes in any format.

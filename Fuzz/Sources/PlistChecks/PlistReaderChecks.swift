@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import PlistCodec
 
 // What the three reader targets (binary, XML, OpenStep) check on every input. Each target adds the
@@ -13,7 +14,7 @@ import PlistCodec
 /// - Returns: The value in default mode, or `nil` when the input is refused or its expansion is too
 ///   large to walk (`plistExpandedCount`).
 @discardableResult
-func checkPlistReaders(_ data: Data) -> PlistValue? {
+public func checkPlistReaders(_ data: Data) -> PlistValue? {
     let lenient = readPlist(data, strict: false)
     let strict = readPlist(data, strict: true)
 
@@ -47,7 +48,7 @@ func checkPlistReaders(_ data: Data) -> PlistValue? {
 }
 
 /// `PlistValue(parsing:options:)` as a `Result`, stopping the run if it throws anything but `PlistError`.
-func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
+public func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
     do {
         return .success(try PlistValue(parsing: data, options: PlistReadOptions(strict: strict)))
     } catch let error as PlistError {
@@ -60,7 +61,7 @@ func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
 
 /// Binary is the format that can hold every value a reader produces, so this must round-trip; a value
 /// the writer refuses must be refused with a `PlistError`.
-func checkBinaryRoundTrip(_ value: PlistValue) {
+public func checkBinaryRoundTrip(_ value: PlistValue) {
     let bytes: Data
     do {
         bytes = try value.serialized(as: .binary)

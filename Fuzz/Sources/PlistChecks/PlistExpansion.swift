@@ -9,7 +9,7 @@ import PlistCodec
 /// value (comparing, writing, decoding into a model) then takes that long. The targets check those
 /// walks only on values below a bound, so the fuzzer explores readers instead of waiting on a walk whose
 /// length is the file's real size.
-func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
+public func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
     var count = 0
     func visit(_ value: PlistValue) -> Bool {
         count += 1
@@ -26,4 +26,4 @@ func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
 
 /// The most expanded values a target compares, writes or decodes (far above any seed: the largest
 /// fixture holds a few thousand).
-let fuzzExpansionLimit = 100_000
+public let fuzzExpansionLimit = 100_000
