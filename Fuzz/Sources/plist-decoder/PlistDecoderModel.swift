@@ -14,7 +14,7 @@ public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> 
     let decoder = PlistDecoder()
     let value = try? PlistValue(parsing: data)
     // Decoding a model expands every shared container of a binary file, as writing does: skip the
-    // files whose expansion is enormous (see Support/PlistExpansion.swift).
+    // files whose expansion is enormous (see PlistChecks/PlistExpansion.swift).
     if let value, plistExpandedCount(value, limit: fuzzExpansionLimit) > fuzzExpansionLimit { return 0 }
     let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }
 
