@@ -4,7 +4,7 @@ import Foundation
 // seeds are what real files look like. Re-run after changing `FuzzModel` (the binary files may differ
 // in key order from run to run: `PropertyListEncoder` writes a `[Int: Float]` in hash order):
 //
-//   swiftc -parse-as-library Fuzz/Support/FuzzModel.swift Fuzz/Seeds/ModelSeeds.swift -o /tmp/model-seeds
+//   swiftc -parse-as-library Fuzz/Sources/FuzzSupport/FuzzModel.swift Fuzz/Seeds/ModelSeeds.swift -o /tmp/model-seeds
 //   /tmp/model-seeds Fuzz/Seeds
 
 @main

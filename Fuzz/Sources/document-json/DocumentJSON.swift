@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 
 /// DocumentStore's JSON values, compiled from `Modules/DocumentStore/{JSON,JSONParser,JSONConversions,
 /// JSONValueDecoder,DocumentStoreError}.swift` (none of which needs GRDB).

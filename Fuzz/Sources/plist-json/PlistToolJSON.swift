@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import PlistCodec
 
 /// The `plist` tool's JSON reader (`-insert … -json`), compiled from `Apps/plist/PlistTool/JSONPlistReader.swift`.

@@ -1,4 +1,6 @@
 import Foundation
+import FuzzSupport
+import PlistChecks
 import PlistCodec
 
 /// The OpenStep (old-style ASCII) reader. It has no streaming path of its own (`validate` parses), so

@@ -5,7 +5,7 @@ import Foundation
 // and scalar path. Hand-made seeds in `Fuzz/Seeds/<target>/` are encodings of it.
 
 /// The root: keyed containers, nested arrays and dictionaries, optionals, enums, dates and data.
-struct FuzzModel: Codable {
+public struct FuzzModel: Codable {
     var title: String
     var version: Int32
     var enabled: Bool

@@ -1,9 +1,10 @@
 import Foundation
+import FuzzSupport
 import PlistCodec
 
 /// How many values `value` holds once shared containers are counted at every place they appear
 /// (what `PlistReadOptions.maxValueCount` bounds), counting no further than `limit + 1`.
-func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
+public func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
     var count = 0
     func visit(_ value: PlistValue) -> Bool {
         count += 1
@@ -23,16 +24,16 @@ func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
 /// A binary file of shared containers can describe 2^60 values in 300 bytes
 /// (`Fixtures/PlistCodec/invalid/bin_shared_fanout_found.plist`, this fuzzer's finding); the reader
 /// refuses it with `.tooLarge` while checking, which `checkValueCount` holds it to.
-let fuzzValueLimit = 100_000
+public let fuzzValueLimit = 100_000
 
 /// The options the targets read with: `PlistReadOptions`' defaults but `fuzzValueLimit`.
-func fuzzReadOptions(strict: Bool = false) -> PlistReadOptions {
+public func fuzzReadOptions(strict: Bool = false) -> PlistReadOptions {
     PlistReadOptions(maxValueCount: fuzzValueLimit, strict: strict)
 }
 
 /// The reader counted `value` right: it has at most `fuzzValueLimit` values, and reading `data`
 /// again with a limit one below its count is refused with `.tooLarge` (the limit is exact).
-func checkValueCount(_ value: PlistValue, of data: Data) {
+public func checkValueCount(_ value: PlistValue, of data: Data) {
     let count = plistExpandedCount(value, limit: fuzzValueLimit)
     fuzzRequire(count <= fuzzValueLimit, "the reader let through more than maxValueCount values")
     var below = fuzzReadOptions()

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import PlistCodec
 
 // What the three reader targets (binary, XML, OpenStep) check on every input. Each target adds the
@@ -14,7 +15,7 @@ import PlistCodec
 ///
 /// - Returns: The value in default mode, or `nil` when the input is refused.
 @discardableResult
-func checkPlistReaders(_ data: Data) -> PlistValue? {
+public func checkPlistReaders(_ data: Data) -> PlistValue? {
     let lenient = readPlist(data, strict: false)
     let strict = readPlist(data, strict: true)
 
@@ -46,7 +47,7 @@ func checkPlistReaders(_ data: Data) -> PlistValue? {
 }
 
 /// `PlistValue(parsing:options:)` as a `Result`, stopping the run if it throws anything but `PlistError`.
-func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
+public func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
     do {
         return .success(try PlistValue(parsing: data, options: fuzzReadOptions(strict: strict)))
     } catch let error as PlistError {
@@ -59,7 +60,7 @@ func readPlist(_ data: Data, strict: Bool) -> Result<PlistValue, PlistError> {
 
 /// Binary is the format that can hold every value a reader produces, so this must round-trip; a value
 /// the writer refuses must be refused with a `PlistError`.
-func checkBinaryRoundTrip(_ value: PlistValue) {
+public func checkBinaryRoundTrip(_ value: PlistValue) {
     let bytes: Data
     do {
         bytes = try value.serialized(as: .binary)

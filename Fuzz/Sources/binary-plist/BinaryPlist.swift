@@ -1,4 +1,6 @@
 import Foundation
+import FuzzSupport
+import PlistChecks
 import PlistCodec
 
 /// The binary property-list reader: the tree reader in both modes, the validator, and the streaming

@@ -1,4 +1,6 @@
 import Foundation
+import FuzzSupport
+import PlistChecks
 import PlistCodec
 
 /// The XML property-list reader: the tree reader in both modes, the validating scanner, and the

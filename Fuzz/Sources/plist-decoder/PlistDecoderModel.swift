@@ -1,4 +1,6 @@
 import Foundation
+import FuzzSupport
+import PlistChecks
 import PlistCodec
 
 /// `PlistDecoder` over `FuzzModel`, from bytes in any format.
@@ -11,7 +13,7 @@ public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> 
     let data = fuzzData(bytes, count)
     var decoder = PlistDecoder()
     // Decoding a model expands every shared container of a binary file, as writing does: the limit
-    // keeps a small file from describing an enormous model (see Support/PlistExpansion.swift).
+    // keeps a small file from describing an enormous model (see PlistChecks/PlistExpansion.swift).
     decoder.options = fuzzReadOptions()
     let value = try? PlistValue(parsing: data, options: fuzzReadOptions())
     let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }

@@ -1,0 +1,1 @@
+../../../Apps/plist/PlistTool/JSONPlistReader.swift
