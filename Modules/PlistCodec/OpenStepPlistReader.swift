@@ -114,7 +114,11 @@ extension OpenStepPlistReader.Parser {
     mutating func parseDocument() throws -> PlistValue {
         guard count > 0 else { throw error(.truncated, "empty input", at: 0) }
         try skipSpace()
-        guard pos < count else { return .dictionary(PlistDictionary()) }
+        guard pos < count else {
+            // Only space and comments: Foundation reads an empty strings file, one value.
+            try countValue(at: pos)
+            return .dictionary(PlistDictionary())
+        }
         let start = pos
         if Self.startsString(p[pos]) {
             let first = try readString()

@@ -152,5 +152,11 @@ import TestSupport
         let error = try #require(throws: PlistError.self) { try PlistValue(parsing: data, options: Self.options(2)) }
         #expect(error.kind == .tooLarge)
         #expect(error.location == .line(2, column: 1))
+
+        // Only space is an empty strings file: one value, found by the fuzz targets' exactness check.
+        let blank = Data("\n".utf8)
+        #expect(try PlistValue(parsing: blank, options: Self.options(1)) == .dictionary([:]))
+        let none = try #require(throws: PlistError.self) { try PlistValue(parsing: blank, options: Self.options(0)) }
+        #expect(none.kind == .tooLarge)
     }
 }
