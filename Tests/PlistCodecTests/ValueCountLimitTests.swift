@@ -93,6 +93,15 @@ import TestSupport
         #expect(error.description.contains("maxValueCount"), "the message names the option to raise: \(error)")
     }
 
+    /// The limit is not what keeps checking linear: with it lifted, a fan-out whose second entry is
+    /// malformed is still refused at once, because the walk checks each shared array once.
+    @Test func checkingStaysLinearWithoutTheLimit() throws {
+        let data = try Fixtures.data("PlistCodec/invalid/bin_fanout_bomb.plist")
+        let error = try #require(throws: PlistError.self) { try PlistValue(parsing: data, options: Self.options(.max)) }
+        #expect(error.kind == .malformed, "\(error)")
+        #expect(throws: error) { try PlistStreaming.validate(data, options: Self.options(.max)) }
+    }
+
     /// The limit is the exact number of values read: at it the file reads (into that many), one
     /// below it every entry point refuses.
     @Test(arguments: [0, 1, 4, 12])

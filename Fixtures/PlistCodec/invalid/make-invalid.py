@@ -212,7 +212,8 @@ CASES = [
      "arrays nested 1000 deep (default maxDepth is 512)", "tooDeep"),
     ("bin_fanout_bomb.plist", fanout_bomb(60),
      "[A1, bad] where each Ai = [Ai+1, Ai+1] 60 levels down: 2^60 paths if shared objects are "
-     "re-read; must fail on `bad` (marker 0x70) quickly", "malformed"),
+     "re-read; fails quickly: A1 passes the default maxValueCount before the walk reaches `bad` "
+     "(marker 0x70), which is refused as malformed, as quickly, when the limit is lifted", "tooLarge"),
     # --- binary: objects -------------------------------------------------------------------------
     ("bin_utf16_lone_high_surrogate.plist", bplist([array(1), b"\x62\x00\x61\xD8\x00"]),
      "UTF-16 string `a` + U+D800 (high surrogate with no low surrogate)", "invalidString"),
