@@ -115,7 +115,8 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     }
 
     private func fail(_ operation: GraphStorageError.Operation, _ error: any Error) {
-        let failure = GraphStorageError(url: entry.suite.url, key: key, operation: operation, reason: "\(error)")
+        let failure = GraphStorageError(url: entry.suite.url, key: key, operation: operation, reason: "\(error)",
+                                        fileError: error as? FileStorageError)
         lastError = failure
         GraphStorageErrors.report(failure)
     }
