@@ -135,6 +135,9 @@ let package = Package(
                           path: "Tests/PoolProbe"),
         // A child process the CollectionStore tests start.
         .executableTarget(name: "collection-probe", dependencies: ["CollectionStore", "TestSupport"], path: "Tests/CollectionProbe"),
+        // A child process the StateGraph tests start: `@GraphStored` nodes kept in a defaults suite.
+        .executableTarget(name: "graph-probe", dependencies: ["StateGraph", "FileStorageKit", "PlistCodec", "TestSupport"],
+                          path: "Tests/GraphProbe"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -24,6 +24,18 @@ public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
     public let operation: Operation
     /// Why, as the underlying error describes it.
     public let reason: String
+    /// The file system's error when the suite's file could not be written or read (`.diskFull`,
+    /// `.permissionDenied`, `.lockTimeout`, ...), so a caller can tell a full disk from a read-only
+    /// folder without parsing `reason`; `nil` for encoding and decoding failures.
+    public let fileError: FileStorageError?
+
+    init(url: URL, key: String, operation: Operation, reason: String, fileError: FileStorageError? = nil) {
+        self.url = url
+        self.key = key
+        self.operation = operation
+        self.reason = reason
+        self.fileError = fileError
+    }
 
     /// The file, the key, what failed and why, on one line.
     public var description: String {

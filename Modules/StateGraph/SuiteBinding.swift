@@ -18,6 +18,9 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// What the suite held for the key when last read or written (`nil`: no value, the default shows).
     nonisolated(unsafe) private var lastEncoded: PlistValue?
     nonisolated(unsafe) private(set) var lastError: GraphStorageError?
+    /// Whether the node holds a value that its set could not write (a full disk, a read-only folder,
+    /// a value that does not encode): then a set of that same value is not "no change" but a retry.
+    nonisolated(unsafe) private var unwritten = false
 
     init(entry: SuiteEntry, key: String, defaultValue: Value, encode: @escaping (Value) throws -> PlistValue?,
          decode: @escaping (PlistValue) throws -> Value) {
@@ -51,18 +54,20 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     func write(_ newValue: Value, to node: Stored<Value>) {
         var notifications = GraphNotifications()
         writeLock.withLock { _ in
-            // Equal to the node's value (the default included, while the suite has none): no change, no write.
-            if node.holds(newValue) { return }
+            // Equal to the node's value (the default included, while the suite has none): no change, no
+            // write, unless that value never reached the file.
+            if !unwritten, node.holds(newValue) { return }
             let encoded: PlistValue?
             do {
                 encoded = try encode(newValue)
             } catch {
                 fail(.encode, error)
+                unwritten = true
                 _ = node.store(newValue, notifying: &notifications)
                 return
             }
             // A value the node cannot compare whose encoding is what the suite holds: nothing to do.
-            if node.isEqual == nil, Self.sameContents(encoded, lastEncoded ?? (try? encode(node.currentValue))) {
+            if !unwritten, node.isEqual == nil, Self.sameContents(encoded, lastEncoded ?? (try? encode(node.currentValue))) {
                 return
             }
             // The file first: the node's change counts as a write in progress until it has spread
@@ -72,8 +77,10 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 try entry.suite.set(encoded, forKey: key)
                 lastEncoded = encoded
                 lastError = nil
+                unwritten = false
             } catch {
                 fail(.write, error)
+                unwritten = true
             }
             _ = node.store(newValue, notifying: &notifications)
         }
@@ -90,6 +97,8 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             // encoding in declaration order, and the two are the same value.
             guard !Self.sameContents(stored, lastEncoded) else { return }
             lastEncoded = stored
+            // The node takes the file's value (or the default), so it holds nothing unwritten any more.
+            unwritten = false
             guard let stored else {
                 _ = node.store(defaultValue, notifying: &notifications)
                 return
@@ -115,7 +124,8 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     }
 
     private func fail(_ operation: GraphStorageError.Operation, _ error: any Error) {
-        let failure = GraphStorageError(url: entry.suite.url, key: key, operation: operation, reason: "\(error)")
+        let failure = GraphStorageError(url: entry.suite.url, key: key, operation: operation, reason: "\(error)",
+                                        fileError: error as? FileStorageError)
         lastError = failure
         GraphStorageErrors.report(failure)
     }

@@ -36,14 +36,6 @@ func writeCount<Model: PersistedModel>(_ model: Model) -> Int {
     model._$persistence.state.withLock { $0.writeCount }
 }
 
-/// The file's top-level dictionary.
-func storedDictionary(_ url: URL) throws -> PlistDictionary {
-    guard case .dictionary(let dictionary) = try PlistValue(parsing: Data(contentsOf: url)) else {
-        throw PlistError(.malformed, "not a dictionary")
-    }
-    return dictionary
-}
-
 /// A flag an `@Sendable` observer closure can set.
 final class Flag: Sendable {
     private let value = Atomic<Int>(0)
