@@ -26,22 +26,6 @@ import TestSupport
         return Data(bytes)
     }
 
-    /// The values in `value`, counting no further than `limit + 1`.
-    static func expandedCount(_ value: PlistValue, limit: Int) -> Int {
-        var count = 0
-        func visit(_ value: PlistValue) -> Bool {
-            count += 1
-            guard count <= limit else { return false }
-            switch value {
-            case .array(let items): return items.allSatisfy(visit)
-            case .dictionary(let entries): return entries.values.allSatisfy(visit)
-            default: return true
-            }
-        }
-        _ = visit(value)
-        return count
-    }
-
     static func options(_ limit: Int) -> PlistReadOptions { PlistReadOptions(maxValueCount: limit) }
 
     /// Every entry point that reads `data` throws `.tooLarge` under `limit`; returns the reader's error.
@@ -109,7 +93,7 @@ import TestSupport
         let data = Self.fanOut(levels: levels)
         let total = (1 << (levels + 1)) - 1
         let value = try PlistValue(parsing: data, options: Self.options(total))
-        #expect(Self.expandedCount(value, limit: total) == total)
+        #expect(value.valueCount(limit: total) == total)
         try PlistStreaming.validate(data, options: Self.options(total))
         var decoder = PlistDecoder()
         decoder.options = Self.options(total)
@@ -137,7 +121,7 @@ import TestSupport
         }
         #expect(PlistFormat.detect(data) == format)
         let value = try PlistValue(parsing: data, options: Self.options(7))
-        #expect(Self.expandedCount(value, limit: 7) == 7)
+        #expect(value.valueCount(limit: 7) == 7)
         try PlistStreaming.validate(data, options: Self.options(7))
         try Self.expectRefusedEverywhere(data, limit: 6)
     }
@@ -154,6 +138,14 @@ import TestSupport
     }
 
     /// An OpenStep strings file is one dictionary: `a = b;` and the short `c;` (`c = c;`) each add one value.
+    @Test func valueCountCountsEveryPlaceAContainerAppears() {
+        let shared: PlistValue = .array([.int(1), .string("x")])
+        let value: PlistValue = .dictionary(["a": shared, "b": .array([shared, shared]), "c": .bool(true)])
+        #expect(value.valueCount() == 1 + 3 + (1 + 2 * 3) + 1)
+        #expect(value.valueCount(limit: 5) == 6)
+        #expect(PlistValue.int(0).valueCount(limit: 0) == 1)
+    }
+
     @Test func stringsFilesCountTheirImplicitDictionary() throws {
         let data = Data("a = b;\nc;\n".utf8)
         let value = try PlistValue(parsing: data, options: Self.options(3))

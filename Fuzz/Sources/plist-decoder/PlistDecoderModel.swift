@@ -13,7 +13,7 @@ public func plistDecoderFuzzTarget(_ bytes: UnsafeRawPointer?, _ count: Int) -> 
     let data = fuzzData(bytes, count)
     var decoder = PlistDecoder()
     // Decoding a model expands every shared container of a binary file, as writing does: the limit
-    // keeps a small file from describing an enormous model (see PlistChecks/PlistExpansion.swift).
+    // keeps a small file from describing an enormous model (see PlistChecks/ValueLimit.swift).
     decoder.options = fuzzReadOptions()
     let value = try? PlistValue(parsing: data, options: fuzzReadOptions())
     let fromBytes = decodeModel { try decoder.decode(FuzzModel.self, from: data) }

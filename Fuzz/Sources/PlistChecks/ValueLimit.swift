@@ -2,27 +2,10 @@ import Foundation
 import FuzzSupport
 import PlistCodec
 
-/// How many values `value` holds once shared containers are counted at every place they appear
-/// (what `PlistReadOptions.maxValueCount` bounds), counting no further than `limit + 1`.
-public func plistExpandedCount(_ value: PlistValue, limit: Int) -> Int {
-    var count = 0
-    func visit(_ value: PlistValue) -> Bool {
-        count += 1
-        guard count <= limit else { return false }
-        switch value {
-        case .array(let items): return items.allSatisfy(visit)
-        case .dictionary(let entries): return entries.values.allSatisfy(visit)
-        default: return true
-        }
-    }
-    _ = visit(value)
-    return count
-}
-
 /// The `maxValueCount` every plist target reads under: above any input without shared objects (each
 /// value takes at least one byte, and `ci/fuzz` keeps inputs under 16,384 bytes), low enough that
-/// comparing, writing or decoding what was read stays fast (at 100,000, inputs near the limit slowed
-/// the binary target from thousands of executions a second to 50).
+/// comparing, writing or decoding what was read stays fast (at 100,000, an input near the limit took
+/// a second under ASan, and more than the 10 s timeout on a loaded machine).
 /// A binary file of shared containers can describe 2^60 values in 300 bytes
 /// (`Fixtures/PlistCodec/invalid/bin_shared_fanout_found.plist`, this fuzzer's finding); the reader
 /// refuses it with `.tooLarge` while checking, which `checkValueCount` holds it to.
@@ -36,7 +19,7 @@ public func fuzzReadOptions(strict: Bool = false) -> PlistReadOptions {
 /// The reader counted `value` right: it has at most `fuzzValueLimit` values, and reading `data`
 /// again with a limit one below its count is refused with `.tooLarge` (the limit is exact).
 public func checkValueCount(_ value: PlistValue, of data: Data) {
-    let count = plistExpandedCount(value, limit: fuzzValueLimit)
+    let count = value.valueCount(limit: fuzzValueLimit)
     fuzzRequire(count <= fuzzValueLimit, "the reader let through more than maxValueCount values")
     var below = fuzzReadOptions()
     below.maxValueCount = count - 1
