@@ -1,7 +1,7 @@
 @testable import FileStorageKit
 import Foundation
-import Synchronization
 import PlistCodec
+import Synchronization
 import Testing
 import TestSupport
 
