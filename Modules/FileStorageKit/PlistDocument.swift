@@ -178,8 +178,11 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         if let content = state.withLock({ () -> Content? in
             guard var known = cache else { return nil }
             // The token moved only for this document's own writes (the inotify hub matched their
-            // renames), and the cache holds the last of them: the file still has these bytes.
-            guard let external, known.external == external else { return nil }
+            // renames), and the cache holds the last of them: the file still has these bytes. Not
+            // while a write is under way: its rename may already have moved the token, and the cache
+            // still holds the bytes before it until the write records its own (a reader would take
+            // the old content for the new token, and keep it as current).
+            guard let external, known.external == external, writeEpoch % 2 == 0 else { return nil }
             known.token = token
             cache = known
             return known.content

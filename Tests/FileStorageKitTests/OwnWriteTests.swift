@@ -1,6 +1,7 @@
 @testable import FileStorageKit
 import Foundation
 import PlistCodec
+import Synchronization
 import Testing
 import TestSupport
 
@@ -88,6 +89,39 @@ struct OwnWriteTests {
         #expect(await waitUntil(timeout: .seconds(120)) { (try? document.read()) == 50 })
     }
 
+    /// A read made after an own write's rename has moved the token, before that write has recorded
+    /// its bytes as the cache: it must not take the cached (older) content for the new token. (A
+    /// `DefaultsSuite` refreshing on the change thread then kept the old values as current, and a
+    /// `settings watch` in the writing process never saw the change.)
+    @Test func aReadBetweenAnOwnRenameAndItsCacheSeesTheNewBytes() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let probe = MidWriteProbe()
+        let document = PlistDocument<Int>(fileName: "count.plist", in: .folder(folder.url), coding: .init(
+            empty: { 0 },
+            decode: { try PlistDecoder().decode([String: Int].self, from: $0)["count"] ?? 0 },
+            encode: { new, _ in try PlistEncoder().encode(["count": new]) },
+            // Runs after the rename, before the document caches what it wrote.
+            written: { _, content in
+                probe.afterRename()
+                return content
+            }))
+        probe.document.withLock { $0 = UncheckedSendable(document) }
+        try await Self.writeAndWaitForItsEvent(document, 1)
+        #expect(try document.read() == 1)   // the cache now vouches for the token's own moves
+
+        probe.armed.withLock { $0 = document.changeToken }
+        // On a plain thread: the probe waits for the rename's event inside the write.
+        Thread {
+            _ = try? document.update { $0 = 2 }
+            probe.finished.store(true, ordering: .releasing)
+        }.start()
+        #expect(await waitUntil(timeout: .seconds(120)) { probe.finished.load(ordering: .acquiring) })
+        let seen = try #require(probe.seen.withLock { $0 })
+        #expect(seen.tokenMoved, "the rename's event did not arrive during the write")
+        #expect(seen.value == 2, "a read after the own rename got the content from before it")
+        #expect(try document.read() == 2)
+    }
+
     @Test func theHubMatchesOnlyAnnouncedRenames() async throws {
         let folder = try TemporaryFolder(prefix: "own-write")
         let monitor = FileChangeMonitor(url: folder.file("watched.plist"))
@@ -105,5 +139,23 @@ struct OwnWriteTests {
         try DurableFile.write(Data("c".utf8), to: folder.file("watched.plist"), announcingTo: other.ownWriteCounter)
         #expect(await waitUntil(timeout: .seconds(120)) { monitor.changeToken == 3 && other.changeToken == 1 })
         #expect(monitor.externalChanges == 2 && other.externalChanges == 0)
+    }
+}
+
+/// What `aReadBetweenAnOwnRenameAndItsCacheSeesTheNewBytes` saw in the middle of a write.
+private final class MidWriteProbe: Sendable {
+    let document = Mutex<UncheckedSendable<PlistDocument<Int>>?>(nil)
+    /// The token before the write to watch (`nil`: not armed).
+    let armed = Mutex<UInt64?>(nil)
+    let seen = Mutex<(tokenMoved: Bool, value: Int?)?>(nil)
+    let finished = Atomic<Bool>(false)
+
+    /// Waits (on the writing thread) until the rename's own event moved the token, then reads.
+    func afterRename() {
+        guard let before = armed.withLock({ token in defer { token = nil }; return token }),
+              let document = self.document.withLock({ $0?.value }) else { return }
+        let moved = waitUntil(timeout: .seconds(120)) { document.changeToken != before }
+        let value = try? document.read()
+        seen.withLock { $0 = (moved, value) }
     }
 }
