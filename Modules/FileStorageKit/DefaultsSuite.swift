@@ -275,8 +275,14 @@ public final class DefaultsSuite: Sendable {
     /// Serves what the file now holds, and tells observers.
     private func finishWrite(_ written: Contents) {
         // The document's cache holds what the file says (an XML file keeps dates to the second).
+        // The token is taken before the read and stored with what was read, as `refresh` does: if
+        // another process's write is refreshed in between, this store of older values carries the
+        // older token, so the next read sees the token moved and reads again, instead of serving
+        // the older values as current.
+        let token = document.changeToken
         let contents = (try? document.read()) ?? written
         let told = state.withLock { s in
+            s.seenToken = token
             s.fileFormat = contents.format
             s.lastLoadError = nil
             return replaceStored(with: contents.values, &s)

@@ -35,7 +35,7 @@ struct DefaultsSuiteOwnWriteTests {
                 while !readers.stop.load(ordering: .relaxed) { _ = suite.object(forKey: "n") }
             }.start()
         }
-        let writes = 300
+        let writes = 150
         Thread {
             for value in 1...writes {
                 do {
