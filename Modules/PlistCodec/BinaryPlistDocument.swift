@@ -122,8 +122,11 @@ struct BinaryPlistFile<Bytes: RandomAccessCollection> where Bytes.Element == UIn
     }
 
     /// Reads the object reference at position `i` of the reference list starting at `start`.
+    ///
+    /// An 8-byte reference may not fit in an `Int`; it is clamped to `Int.max`, which no object
+    /// table reaches, so `offset(of:referencedAt:)` refuses it as out of range like any other.
     @inline(__always)
     func ref(at start: Int, _ i: Int) -> Int {
-        Int(Self.readUInt(bytes, at: start + i * objectRefSize, width: objectRefSize))
+        Int(clamping: Self.readUInt(bytes, at: start + i * objectRefSize, width: objectRefSize))
     }
 }

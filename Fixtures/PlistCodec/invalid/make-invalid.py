@@ -132,6 +132,18 @@ FANOUT_FOUND = bytes.fromhex(
     "c1"
 )
 
+# What `ci/fuzz binary-plist` found (a trap): 8-byte object references, one of them above Int.max.
+REF_ABOVE_INT_MAX_FOUND = bytes.fromhex(
+    "62706c6973743030d60161466e457468657265213ed31f20212223245161516251631011234040400000000000a32526"
+    "2710011002547465a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a7a2a2a2"
+    "a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2a2"
+    "a2a2a2a2a2a2a2a2a2a27874233fe0000000006f10a52a2b2c232d51415142100ca325262e100313ffffffed5fa0e000"
+    "13ffffffffffff62696e6173636969556c6174694e53636a6c55676465650e0f101112517f61008061fffd61e00062db"
+    "ffdfff535d5d3e50d6141516170f6b5661737472616c554564676573556b657965645f535d5d3e50d61e515a51615162"
+    "61d0e962d83dde0010051002100110031006100408151b21252c3239597081929a9c9fa2a5aaaeafbcbeffffff12ccce"
+    "d0d2d40000000000000108000000000000001f000000000000000000000000000000d6"
+)
+
 CASES = [
     # --- binary: header and trailer ---------------------------------------------------------
     ("bin_header_only.plist", b"bplist00",
@@ -284,6 +296,11 @@ CASES = [
      "real `1.2.3`", "invalidNumber"),
     ("xml_depth_600.plist", xml(b"<array>" * 600 + b"</array>" * 600),
      "arrays nested 600 deep (default maxDepth is 512)", "tooDeep"),
+    ("bin_ref_above_int_max.plist", bplist([b"\xa1" + b"\xff" * 8], ref_size=8),
+     "an array whose one 8-byte object reference is 2^64 - 1, above Int.max", "outOfRange"),
+    ("bin_ref_above_int_max_found.plist", REF_ABOVE_INT_MAX_FOUND,
+     "found by `ci/fuzz binary-plist` (the reader trapped converting the reference to Int): 8-byte "
+     "references among mutated bytes, one above Int.max", "outOfRange"),
     # --- binary: expanded size (PlistReadOptions.maxValueCount) ---------------------------------
     ("bin_shared_fanout_2_62.plist", fanout(61),
      "61 arrays, each holding the next twice: 2^62 - 1 values once shared arrays are expanded "
