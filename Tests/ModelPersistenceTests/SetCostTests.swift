@@ -4,12 +4,15 @@ import Testing
 import TestSupport
 @testable import ModelPersistence
 
-/// What a set costs beyond its durable write: one read of the file, under the lock. The write's own
-/// event (the inotify hub knows the rename was this document's) reloads nothing from the file, neither
-/// on the next get or set nor on the change thread, while another writer's change still does.
+/// What a set costs beyond its durable write: one read of the file, under the lock, and at most one
+/// more on the change thread. The write's own event (the inotify hub knows the rename was this
+/// document's) reloads nothing on the next get or set, while another writer's change still does. The
+/// change thread's delivery of that event usually comes while the write is still finishing (syncing
+/// the folder), and a read in that window goes to the file: the cache still holds the bytes before
+/// the rename (`OwnWriteTests.aReadBetweenAnOwnRenameAndItsCacheSeesTheNewBytes`).
 @Suite(.enabled(if: InotifyHub.shared != nil, "needs inotify"))
 struct SetCostTests {
-    @Test("each set reads the file once, under the lock, and never reads its own write back")
+    @Test("each set reads the file once under the lock, and at most once more while its write finishes")
     func aSetReadsTheFileOnce() async throws {
         try await withTemporaryLocation { _ in
             let model = SomeModel(string: "first", bool: false, bool2: false)
@@ -27,8 +30,9 @@ struct SetCostTests {
                 #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != before })
                 #expect(model.string == "set \(i)")
             }
-            // One read per set (under the lock); a late delivery on the change thread may add one.
-            #expect(document.fileReadCount - reads <= sets + 1)
+            // One read per set under the lock, and at most one by the change thread while the set's
+            // write finishes (a late delivery may add one more).
+            #expect(document.fileReadCount - reads <= 2 * sets + 1)
             #expect(document.fileReadCount - reads >= sets)
             #expect(try storedDictionary(SomeModel.url)["string"] == .string("set \(sets)"))
         }
