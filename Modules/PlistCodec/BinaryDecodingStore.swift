@@ -48,32 +48,24 @@ final class BinaryDecodingStore: PlistDecodingStore {
 
     var topObject: Int { doc.topObject }
 
-    @inline(__always)
-    private func uint(at offset: Int, width: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for i in 0..<width { v = v << 8 | UInt64(base.load(fromByteOffset: offset + i, as: UInt8.self)) }
-        return v
-    }
 
     @inline(__always)
     private func offset(_ node: Int) -> Int {
-        Int(truncatingIfNeeded: uint(at: tableOffset + node * offsetSize, width: offsetSize))
+        Int(truncatingIfNeeded: base.bigEndianUInt(at: tableOffset + node * offsetSize, width: offsetSize))
     }
 
-    @inline(__always)
-    private func byte(_ offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
 
     /// The count after the marker at `offset` and where the payload starts (checked by the walk).
     @inline(__always)
     private func count(at offset: Int) -> (count: Int, payload: Int) {
-        let nibble = byte(offset) & 0x0F
+        let nibble = base.byte(at: offset) & 0x0F
         if nibble < 15 { return (Int(nibble), offset + 1) }
-        let width = 1 << Int(byte(offset + 1) & 0x0F)
-        return (Int(truncatingIfNeeded: uint(at: offset + 2, width: width)), offset + 2 + width)
+        let width = 1 << Int(base.byte(at: offset + 1) & 0x0F)
+        return (Int(truncatingIfNeeded: base.bigEndianUInt(at: offset + 2, width: width)), offset + 2 + width)
     }
 
     func kind(_ node: Int) -> FlatKind {
-        let marker = byte(offset(node))
+        let marker = base.byte(at: offset(node))
         switch marker >> 4 {
         case 0x0: return .bool
         case 0x1: return .integer
@@ -94,7 +86,7 @@ final class BinaryDecodingStore: PlistDecodingStore {
 
     @inline(__always)
     func element(_ container: FlatContainer, _ i: Int) -> Int {
-        Int(truncatingIfNeeded: uint(at: container.start + i * refSize, width: refSize))
+        Int(truncatingIfNeeded: base.bigEndianUInt(at: container.start + i * refSize, width: refSize))
     }
 
     func keysAreSimple(_ node: Int, _ container: FlatContainer) -> Bool {
@@ -122,7 +114,7 @@ final class BinaryDecodingStore: PlistDecodingStore {
         keys.reserveCapacity(n)
         for i in 0..<n {
             let at = offset(element(container, i))
-            guard byte(at) >> 4 == 0x5 else { return false }
+            guard base.byte(at: at) >> 4 == 0x5 else { return false }
             let (length, start) = count(at: at)
             let key = UnsafeRawBufferPointer(start: base + start, count: length)
             for b in key where b >= 0x80 { return false }
@@ -154,19 +146,19 @@ final class BinaryDecodingStore: PlistDecodingStore {
         let at = offset(node)
         // "$null" in ASCII; a UTF-16 string is never canonically equal to it (no character outside
         // ASCII decomposes to "$", "n", "u" or "l").
-        return byte(at) == 0x55 && memcmp(base + at + 1, "$null", 5) == 0
+        return base.byte(at: at) == 0x55 && memcmp(base + at + 1, "$null", 5) == 0
     }
 
     func string(_ node: Int) -> String {
         let at = offset(node)
         let (n, start) = count(at: at)
-        if byte(at) >> 4 == 0x5 {
+        if base.byte(at: at) >> 4 == 0x5 {
             let bytes = UnsafeRawBufferPointer(start: base + start, count: n)
             for b in bytes where b >= 0x80 { return slowString(at) }
             return String(decoding: bytes, as: UTF8.self)
         }
         return withUnsafeTemporaryAllocation(of: UInt16.self, capacity: max(n, 1)) { units in
-            for i in 0..<n { units[i] = UInt16(byte(start + 2 * i)) << 8 | UInt16(byte(start + 2 * i + 1)) }
+            for i in 0..<n { units[i] = UInt16(base.byte(at: start + 2 * i)) << 8 | UInt16(base.byte(at: start + 2 * i + 1)) }
             // A lone surrogate becomes U+FFFD, as the tree reader reads it (strict reading refused it).
             return String(decoding: UnsafeBufferPointer(rebasing: units[0..<n]), as: UTF16.self)
         }
@@ -180,29 +172,29 @@ final class BinaryDecodingStore: PlistDecodingStore {
 
     func integer(_ node: Int) -> Int128 {
         let at = offset(node)
-        let width = 1 << Int(byte(at) & 0x0F)
+        let width = 1 << Int(base.byte(at: at) & 0x0F)
         if width == 16 {
-            let hi = uint(at: at + 1, width: 8), lo = uint(at: at + 9, width: 8)
+            let hi = base.bigEndianUInt(at: at + 1, width: 8), lo = base.bigEndianUInt(at: at + 9, width: 8)
             return Int128(truncatingIfNeeded: UInt128(hi) << 64 | UInt128(lo))
         }
-        let u = uint(at: at + 1, width: width)
+        let u = base.bigEndianUInt(at: at + 1, width: width)
         // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
         return width == 8 ? Int128(Int64(bitPattern: u)) : Int128(u)
     }
 
     func real(_ node: Int) -> Double {
         let at = offset(node)
-        if byte(at) == 0x22 { return Double(float(node)) }
-        return Double(bitPattern: uint(at: at + 1, width: 8))
+        if base.byte(at: at) == 0x22 { return Double(float(node)) }
+        return Double(bitPattern: base.bigEndianUInt(at: at + 1, width: 8))
     }
 
     func float(_ node: Int) -> Float {
-        Float(bitPattern: UInt32(truncatingIfNeeded: uint(at: offset(node) + 1, width: 4)))
+        Float(bitPattern: UInt32(truncatingIfNeeded: base.bigEndianUInt(at: offset(node) + 1, width: 4)))
     }
 
-    func bool(_ node: Int) -> Bool { byte(offset(node)) == 0x09 }
+    func bool(_ node: Int) -> Bool { base.byte(at: offset(node)) == 0x09 }
 
-    func date(_ node: Int) -> Double { Double(bitPattern: uint(at: offset(node) + 1, width: 8)) }
+    func date(_ node: Int) -> Double { Double(bitPattern: base.bigEndianUInt(at: offset(node) + 1, width: 8)) }
 
     func data(_ node: Int) -> Data {
         let (n, start) = count(at: offset(node))

@@ -130,3 +130,19 @@ struct BinaryPlistFile<Bytes: RandomAccessCollection> where Bytes.Element == UIn
         Int(clamping: Self.readUInt(bytes, at: start + i * objectRefSize, width: objectRefSize))
     }
 }
+
+extension UnsafeRawPointer {
+    /// The big-endian unsigned integer of `width` bytes (1 to 8) at `offset`: how a binary property
+    /// list stores its offsets, references, counts and numbers. Unchecked: the readers that read in
+    /// place (`BinaryPlistTreeBuilder`, `BinaryDecodingStore`) read only what the walk has checked.
+    @inline(__always)
+    func bigEndianUInt(at offset: Int, width: Int) -> UInt64 {
+        var v: UInt64 = 0
+        for i in 0..<width { v = v << 8 | UInt64(load(fromByteOffset: offset + i, as: UInt8.self)) }
+        return v
+    }
+
+    /// The byte at `offset`, unchecked (see `bigEndianUInt(at:width:)`).
+    @inline(__always)
+    func byte(at offset: Int) -> UInt8 { load(fromByteOffset: offset, as: UInt8.self) }
+}

@@ -47,55 +47,47 @@ struct BinaryPlistTreeBuilder {
         return built
     }
 
-    @inline(__always)
-    private func uint(at offset: Int, width: Int) -> UInt64 {
-        var v: UInt64 = 0
-        for i in 0..<width { v = v << 8 | UInt64(base.load(fromByteOffset: offset + i, as: UInt8.self)) }
-        return v
-    }
 
-    @inline(__always)
-    private func byte(_ offset: Int) -> UInt8 { base.load(fromByteOffset: offset, as: UInt8.self) }
 
     @inline(__always)
     private func offset(_ index: Int) -> Int {
-        Int(truncatingIfNeeded: uint(at: tableOffset + index * offsetSize, width: offsetSize))
+        Int(truncatingIfNeeded: base.bigEndianUInt(at: tableOffset + index * offsetSize, width: offsetSize))
     }
 
     @inline(__always)
     private func ref(_ start: Int, _ i: Int) -> Int {
-        Int(truncatingIfNeeded: uint(at: start + i * refSize, width: refSize))
+        Int(truncatingIfNeeded: base.bigEndianUInt(at: start + i * refSize, width: refSize))
     }
 
     /// The count after the marker at `offset` and where the payload starts.
     @inline(__always)
     private func count(at offset: Int) -> (count: Int, payload: Int) {
-        let nibble = byte(offset) & 0x0F
+        let nibble = base.byte(at: offset) & 0x0F
         if nibble < 15 { return (Int(nibble), offset + 1) }
-        let width = 1 << Int(byte(offset + 1) & 0x0F)
-        return (Int(truncatingIfNeeded: uint(at: offset + 2, width: width)), offset + 2 + width)
+        let width = 1 << Int(base.byte(at: offset + 1) & 0x0F)
+        return (Int(truncatingIfNeeded: base.bigEndianUInt(at: offset + 2, width: width)), offset + 2 + width)
     }
 
     private mutating func build(_ index: Int) -> PlistValue {
         let at = offset(index)
-        let marker = byte(at)
+        let marker = base.byte(at: at)
         switch marker >> 4 {
         case 0x0:
             return .bool(marker == 0x09)
         case 0x1:
             let width = 1 << Int(marker & 0x0F)
             if width == 16 {
-                let hi = uint(at: at + 1, width: 8), lo = uint(at: at + 9, width: 8)
+                let hi = base.bigEndianUInt(at: at + 1, width: 8), lo = base.bigEndianUInt(at: at + 9, width: 8)
                 return .integer(PlistInteger(Int128(truncatingIfNeeded: UInt128(hi) << 64 | UInt128(lo)), isWide: true))
             }
-            let u = uint(at: at + 1, width: width)
+            let u = base.bigEndianUInt(at: at + 1, width: width)
             // 1-, 2- and 4-byte integers are unsigned; 8-byte ones are signed.
             return .integer(PlistInteger(width == 8 ? Int128(Int64(bitPattern: u)) : Int128(u), isWide: false))
         case 0x2:
-            if marker & 0x0F == 2 { return .float(Float(bitPattern: UInt32(truncatingIfNeeded: uint(at: at + 1, width: 4)))) }
-            return .real(Double(bitPattern: uint(at: at + 1, width: 8)))
+            if marker & 0x0F == 2 { return .float(Float(bitPattern: UInt32(truncatingIfNeeded: base.bigEndianUInt(at: at + 1, width: 4)))) }
+            return .real(Double(bitPattern: base.bigEndianUInt(at: at + 1, width: 8)))
         case 0x3:
-            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: uint(at: at + 1, width: 8))))
+            return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: base.bigEndianUInt(at: at + 1, width: 8))))
         case 0x4:
             let (n, start) = count(at: at)
             return .data(Data(bytes: base + start, count: n))
@@ -110,7 +102,7 @@ struct BinaryPlistTreeBuilder {
             let (n, start) = count(at: at)
             return .string(BinaryStringText.utf16BigEndian(base + start, count: n))
         case 0x8:
-            return .uid(uint(at: at + 1, width: Int(marker & 0x0F) + 1))
+            return .uid(base.bigEndianUInt(at: at + 1, width: Int(marker & 0x0F) + 1))
         case 0xA:
             let (n, start) = count(at: at)
             return .array([PlistValue](unsafeUninitializedCapacity: n) { buffer, initialized in

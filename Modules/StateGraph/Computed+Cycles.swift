@@ -41,8 +41,8 @@ extension Computed {
     func readInCycle(_ cycle: GraphCycleError) -> (value: Value, version: UInt64) {
         let last = lock.withLock { _ -> Value? in
             lastCycle = cycle
-            if Self.packsIntoWord {
-                return hasBits.load(ordering: .acquiring) ? Self.unpack(cachedBits.load(ordering: .acquiring)) : nil
+            if WordPacking<Value>.fits {
+                return hasBits.load(ordering: .acquiring) ? WordPacking<Value>.unpack(cachedBits.load(ordering: .acquiring)) : nil
             }
             return cached
         }

@@ -62,9 +62,9 @@ extension Computed {
     /// meanwhile. Returns whether it committed.
     @inlinable
     func commit(_ value: Value, from start: UInt64) -> Bool {
-        if Self.packsIntoWord {
+        if WordPacking<Value>.fits {
             // While the state is stale no reader takes the bits; they are published before it turns fresh.
-            cachedBits.store(Self.pack(value), ordering: .releasing)
+            cachedBits.store(WordPacking<Value>.pack(value), ordering: .releasing)
             if !hasBits.load(ordering: .relaxed) { hasBits.store(true, ordering: .releasing) }
             return core.finishEvaluation(from: start)
         }

@@ -52,7 +52,7 @@ public final class Computed<Value>: @unchecked Sendable {
     @usableFromInline let relay: ObservationRelay
     /// Guards `cached` and `lastCycle`.
     @usableFromInline let lock = Mutex<Void>(())
-    /// The cached value as bits, for values that fit in a word (see `packsIntoWord`): published before
+    /// The cached value as bits, for values that fit in a word (see `WordPacking`): published before
     /// `core.state` turns fresh, so a reader that sees the same fresh state before and after loading
     /// it has a consistent value.
     @usableFromInline let cachedBits = Atomic<UInt64>(0)
@@ -115,9 +115,9 @@ public final class Computed<Value>: @unchecked Sendable {
     /// The cached value if the state is still `seen` (a fresh state), else `nil`.
     @inlinable
     func freshValue(_ seen: UInt64) -> Value? {
-        if Self.packsIntoWord {
+        if WordPacking<Value>.fits {
             let bits = cachedBits.load(ordering: .acquiring)
-            return core.state.load(ordering: .sequentiallyConsistent) == seen ? Self.unpack(bits) : nil
+            return core.state.load(ordering: .sequentiallyConsistent) == seen ? WordPacking<Value>.unpack(bits) : nil
         }
         // A commit swaps `cached` and turns the state fresh under `lock`.
         return lock.withLock { _ in core.state.load(ordering: .sequentiallyConsistent) == seen ? cached : nil }
@@ -137,28 +137,6 @@ extension Computed: CustomDebugStringConvertible {
 // MARK: Reading a fresh node without the lock
 
 extension Computed {
-    /// Whether the value is stored in `cachedBits`, so that a fresh node can be read lock-free:
-    /// only for plain values (no references to retain) that fit in a word, such as `Int`, `Double`
-    /// and `Bool`. Decided per specialization at compile time.
-    @inlinable
-    static var packsIntoWord: Bool {
-        _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
-    }
-
-    /// The bits of `value`; only for `packsIntoWord` types.
-    @inlinable
-    static func pack(_ value: Value) -> UInt64 {
-        var bits: UInt64 = 0
-        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
-        return bits
-    }
-
-    /// The value `pack` made `bits` from.
-    @inlinable
-    static func unpack(_ bits: UInt64) -> Value {
-        withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
-    }
-
     /// The cached value for a read from outside any evaluation, if the node is fresh, its value fits
     /// in a word, and Observation's flag is armed; `nil` sends the reader to the slower path.
     ///
@@ -173,7 +151,7 @@ extension Computed {
     /// reader keep a value nobody will tell Observation has changed.)
     @inlinable
     func lockFreeRead() -> Value? {
-        guard Self.packsIntoWord else { return nil }
+        guard WordPacking<Value>.fits else { return nil }
         let seen = core.state.load(ordering: .sequentiallyConsistent)
         guard seen & ComputedCore.fresh != 0 else { return nil }
         let bits = cachedBits.load(ordering: .acquiring)
@@ -181,6 +159,6 @@ extension Computed {
         // it can only have been cleared by an invalidation, which moves the state first.
         guard core.observedSinceNotification.load(ordering: .sequentiallyConsistent),
               core.state.load(ordering: .sequentiallyConsistent) == seen else { return nil }
-        return Self.unpack(bits)
+        return WordPacking<Value>.unpack(bits)
     }
 }

@@ -28,7 +28,7 @@ public final class Stored<Value>: @unchecked Sendable {
     // The hot paths are inlinable so that a client's `Stored<Int>` is specialized, not generic; the
     // graph's bookkeeping is in `core`, which is not generic.
     //
-    // A value that fits in a word (`packsIntoWord`: `Int`, `Double`, `Bool`...) lives in `bits` and is
+    // A value that fits in a word (`WordPacking.fits`: `Int`, `Double`, `Bool`...) lives in `bits` and is
     // read without a lock: `core.state` is its version, odd while a write is under way (writes
     // happen under `GraphLock`), so a reader that sees the same even version before and after
     // loading the bits has a value that was current. Any other value lives in `value`, under `lock`.
@@ -53,7 +53,7 @@ public final class Stored<Value>: @unchecked Sendable {
     init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?) {
         self.name = name
         self.value = value
-        bits = Atomic(Self.packsIntoWord ? Self.pack(value) : 0)
+        bits = Atomic(WordPacking<Value>.fits ? WordPacking<Value>.pack(value) : 0)
         self.isEqual = isEqual
         self.suiteBinding = binding
     }
@@ -100,14 +100,14 @@ public final class Stored<Value>: @unchecked Sendable {
     /// The value and the version it belongs to (for an evaluation's read).
     @inlinable
     func versionedValue() -> (Value, UInt64) {
-        if Self.packsIntoWord {
+        if WordPacking<Value>.fits {
             let seen = core.state.load(ordering: .sequentiallyConsistent)
             if seen & 1 == 0 {
                 let loaded = bits.load(ordering: .acquiring)
-                if core.state.load(ordering: .sequentiallyConsistent) == seen { return (Self.unpack(loaded), seen) }
+                if core.state.load(ordering: .sequentiallyConsistent) == seen { return (WordPacking<Value>.unpack(loaded), seen) }
             }
             // A write is under way: it holds the graph's lock until it is done.
-            return core.withGraphLock { (Self.unpack(bits.load(ordering: .relaxed)), core.state.load(ordering: .relaxed)) }
+            return core.withGraphLock { (WordPacking<Value>.unpack(bits.load(ordering: .relaxed)), core.state.load(ordering: .relaxed)) }
         }
         var version: UInt64 = 0
         let current = lock.withLock { _ in
@@ -121,14 +121,14 @@ public final class Stored<Value>: @unchecked Sendable {
     /// next write tells Observation.
     @inlinable
     func observedValue() -> Value {
-        if Self.packsIntoWord {
+        if WordPacking<Value>.fits {
             let seen = core.state.load(ordering: .sequentiallyConsistent)
             if seen & 1 == 0 {
                 let loaded = bits.load(ordering: .acquiring)
                 // The flag between the two looks at the version (see `Computed.lockFreeRead`).
                 if observedSinceNotification.load(ordering: .sequentiallyConsistent),
                    core.state.load(ordering: .sequentiallyConsistent) == seen {
-                    return Self.unpack(loaded)
+                    return WordPacking<Value>.unpack(loaded)
                 }
             }
             if !observedSinceNotification.load(ordering: .relaxed) {
@@ -158,7 +158,7 @@ public final class Stored<Value>: @unchecked Sendable {
     /// Whether `candidate` is equal to the value (always `false` for a value that is not `Equatable`).
     func holds(_ candidate: Value) -> Bool {
         guard let isEqual else { return false }
-        if Self.packsIntoWord { return isEqual(versionedValue().0, candidate) }
+        if WordPacking<Value>.fits { return isEqual(versionedValue().0, candidate) }
         return lock.withLock { _ in isEqual(value, candidate) }
     }
 
@@ -170,7 +170,7 @@ public final class Stored<Value>: @unchecked Sendable {
     /// to `notifications`; returns `false` when the value is equal to the current one.
     @inlinable
     func store(_ newValue: Value, notifying notifications: inout GraphNotifications) -> Bool {
-        if Self.packsIntoWord { return storeWord(newValue, notifying: &notifications) }
+        if WordPacking<Value>.fits { return storeWord(newValue, notifying: &notifications) }
         var replaced = newValue
         let changed = lock.withLock { _ -> Bool in
             if let isEqual, isEqual(value, replaced) { return false }
@@ -195,7 +195,7 @@ public final class Stored<Value>: @unchecked Sendable {
     /// value no node computed from an older one contradicts.
     @inlinable
     func storeWord(_ newValue: Value, notifying notifications: inout GraphNotifications) -> Bool {
-        let newBits = Self.pack(newValue)
+        let newBits = WordPacking<Value>.pack(newValue)
         while true {
             let (current, version) = versionedValue()
             // Compared outside the lock (it is the program's code). Equal to the value at that moment:
@@ -217,25 +217,6 @@ public final class Stored<Value>: @unchecked Sendable {
             }
             if stored { return true }
         }
-    }
-
-    /// Whether the value is kept in `bits`: plain values (no references) that fit in a word. Decided
-    /// per specialization at compile time.
-    @inlinable
-    static var packsIntoWord: Bool {
-        _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
-    }
-
-    @inlinable
-    static func pack(_ value: Value) -> UInt64 {
-        var bits: UInt64 = 0
-        withUnsafeMutableBytes(of: &bits) { $0.storeBytes(of: value, as: Value.self) }
-        return bits
-    }
-
-    @inlinable
-    static func unpack(_ bits: UInt64) -> Value {
-        withUnsafeBytes(of: bits) { $0.load(as: Value.self) }
     }
 }
 
