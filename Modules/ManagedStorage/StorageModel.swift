@@ -67,6 +67,26 @@ final class ResolvedModel: @unchecked Sendable {
             schemas.append(schema)
             byName[schema.name] = schema
         }
+        try Self.link(schemas, byName: byName)
+        self.entities = schemas
+        self.byName = byName
+    }
+
+    /// Breaks the links between the schemas (a relationship's `target`, `incoming`), which are strong
+    /// both ways: without this, every model with a relationship and its inverse would outlive its store.
+    /// A schema still held by an object of the store then has no targets, and its context is gone too.
+    deinit { Self.unlink(entities) }
+
+    /// Points every relationship at its target schema and inverse, and fills in `incoming`; if one does
+    /// not fit, unlinks what it linked (those schemas would otherwise keep each other alive) and throws.
+    static func link(_ schemas: [EntitySchema], byName: [String: EntitySchema]) throws(StorageError) {
+        do { try linkAll(schemas, byName: byName) } catch {
+            unlink(schemas)
+            throw error
+        }
+    }
+
+    private static func linkAll(_ schemas: [EntitySchema], byName: [String: EntitySchema]) throws(StorageError) {
         for schema in schemas {
             for (index, property) in schema.properties.enumerated() {
                 guard let relation = property.relationship else { continue }
@@ -92,8 +112,13 @@ final class ResolvedModel: @unchecked Sendable {
                 target.incoming.append(IncomingReference(entity: schema, property: index))
             }
         }
-        self.entities = schemas
-        self.byName = byName
+    }
+
+    private static func unlink(_ schemas: [EntitySchema]) {
+        for schema in schemas {
+            schema.incoming = []
+            for index in schema.properties.indices { schema.properties[index].target = nil }
+        }
     }
 
     /// The index of `property`'s inverse in `target`: the one named, or the only relationship of
