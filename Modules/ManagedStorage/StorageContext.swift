@@ -75,6 +75,13 @@ final class StorageContext: StorageType {
         if case .writer(let cache) = access { cache.clear() }
         if case .snapshot(let cache) = access { cache.clear() }
         access = .ended
+        // A backing caches the backings its to-one relationships point at (`related`), so the two
+        // ends of a one-to-one pair cache each other: without this they would outlive the operation.
+        for entities in registered.values {
+            for entry in entities.values { (entry.object as? any StorageEntity)?._$backing.related.removeAll() }
+        }
+        for (backing, _) in inserted { backing.related.removeAll() }
+        for backing in deleted { backing.related.removeAll() }
         registered.removeAll()
         inserted.removeAll()
         updated.removeAll()

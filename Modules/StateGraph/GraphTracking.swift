@@ -31,7 +31,13 @@ final class OneShotObserver: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let state = Mutex<Void>(())
     nonisolated(unsafe) private var fired = false
-    nonisolated(unsafe) private var dependencies: [NodeCore] = []
+    /// The nodes to leave when it fires, held weakly: they hold this observer until then, so strong
+    /// references back would keep a node that never changes, and this observer, alive forever.
+    nonisolated(unsafe) private var dependencies: [Dependency] = []
+
+    private struct Dependency {
+        weak var core: NodeCore?
+    }
 
     init(_ onChange: @escaping @Sendable () -> Void) {
         self.onChange = onChange
@@ -39,19 +45,19 @@ final class OneShotObserver: @unchecked Sendable {
 
     func attach(to reads: [NodeCore]) {
         let detachNow = state.withLock { _ -> Bool in
-            dependencies = reads
+            dependencies = reads.map { Dependency(core: $0) }
             return fired
         }
         if detachNow { detach() }
     }
 
     private func detach() {
-        let list = state.withLock { _ -> [NodeCore] in
+        let list = state.withLock { _ -> [Dependency] in
             let list = dependencies
             dependencies = []
             return list
         }
-        for dependency in list { dependency.removeObserver(ObjectIdentifier(self)) }
+        for dependency in list { dependency.core?.removeObserver(ObjectIdentifier(self)) }
     }
 }
 

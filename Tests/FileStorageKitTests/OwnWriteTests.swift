@@ -106,6 +106,8 @@ struct OwnWriteTests {
                 return content
             }))
         probe.document.withLock { $0 = UncheckedSendable(document) }
+        // The document holds the probe (its `written`), so the probe lets go of it at the end.
+        defer { probe.document.withLock { $0 = nil } }
         try await Self.writeAndWaitForItsEvent(document, 1)
         #expect(try document.read() == 1)   // the cache now vouches for the token's own moves
 

@@ -40,10 +40,30 @@ struct ModelLifetimeTests {
         #expect(message.contains("Customer"), "\(message)")
         #expect(schemas.allSatisfy { $0.object == nil })
     }
+
+    @Test func aOneToOnePairSetInAnOperationIsFreedWhenItEnds() async throws {
+        let store = try TestStore()
+        let watched = try await store.perform { storage -> [Weak] in
+            let ada = storage.insertNewObject(ofType: Customer.self)
+            ada.name = "Ada"
+            let profile = storage.insertNewObject(ofType: CustomerProfile.self)
+            profile.bio = "mathematician"
+            ada.profile = profile
+            // Both ends now cache each other's backing.
+            #expect(profile.customer === ada && ada.profile === profile)
+            return [Weak(ada._$backing), Weak(profile._$backing), Weak(ada), Weak(profile)]
+        }.get()
+        #expect(watched.allSatisfy { $0.object == nil }, "alive after the operation: \(watched.map { $0.object == nil })")
+        // What was saved is whole.
+        let bio = try store.manager.read { storage in
+            storage.firstObject(ofType: Customer.self)?.profile?.bio
+        }
+        #expect(bio == "mathematician")
+    }
 }
 
 /// A weak reference, to watch an object's lifetime.
-private final class Weak {
+private final class Weak: @unchecked Sendable {
     weak var object: AnyObject?
     init(_ object: AnyObject) { self.object = object }
 }

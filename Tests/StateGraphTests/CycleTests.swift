@@ -10,6 +10,7 @@ struct CycleTests {
     func directSelfRead() async {
         let readsItself = Stored(name: "readsItself", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let a = Computed(name: "a") { _ in readsItself.wrappedValue ? late["a"].wrappedValue + 1 : 1 }
         late["a"] = a
         #expect(a.wrappedValue == 1)
@@ -24,6 +25,7 @@ struct CycleTests {
     func twoNodeCycle() async {
         let cyclic = Stored(name: "cyclic", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let a = Computed(name: "a") { _ in cyclic.wrappedValue ? late["b"].wrappedValue + 1 : 1 }
         let b = Computed(name: "b") { _ in cyclic.wrappedValue ? late["a"].wrappedValue + 10 : 2 }
         late["a"] = a
@@ -42,6 +44,7 @@ struct CycleTests {
     func threeNodeCycle() async {
         let cyclic = Stored(name: "cyclic", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let a = Computed(name: "a") { _ in cyclic.wrappedValue ? late["b"].wrappedValue + 1 : 1 }
         let b = Computed(name: "b") { _ in cyclic.wrappedValue ? late["c"].wrappedValue + 10 : 2 }
         let c = Computed(name: "c") { _ in cyclic.wrappedValue ? late["a"].wrappedValue + 100 : 3 }
@@ -61,6 +64,7 @@ struct CycleTests {
     func twoThreadCycle() async {
         let cyclic = Stored(name: "cyclic", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let meet = Rendezvous(parties: 2)
         // Each rule waits until both are running, so each thread holds its node when it reads the other.
         let a = Computed(name: "a") { _ in
@@ -93,6 +97,7 @@ struct CycleTests {
     func threeThreadCycle() async throws {
         let cyclic = Stored(name: "cyclic", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let meet = Rendezvous(parties: 3)
         func node(_ name: String, reads next: String, plus: Int, initial: Int) -> Computed<Int> {
             Computed(name: name) { _ in
@@ -141,6 +146,7 @@ struct CycleTests {
     func cycleWithoutValueStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let late = LateNodes()
+        defer { late.removeAll() }
             let loop = Computed(name: "loop") { _ in late["loop"].wrappedValue + 1 }
             late["loop"] = loop
             _ = loop.wrappedValue
@@ -156,6 +162,7 @@ struct CycleTests {
         // Each node needs a value before the ring closes on it: each is read once before `closed`.
         let closed = Stored(name: "closed", wrappedValue: false)
         let late = LateNodes()
+        defer { late.removeAll() }
         let names = ["r0", "r1", "r2"]
         for (index, name) in names.enumerated() {
             let next = names[(index + 1) % names.count]

@@ -122,6 +122,24 @@ struct TrackingTests {
         #expect(flag.wrappedValue)
         #expect(text.wrappedValue == "on")
     }
+
+    @Test("tracking that never fires keeps nothing alive once the nodes it read are gone")
+    func unfiredTrackingOfNodesThatGoAway() {
+        final class Token: Sendable {}
+        weak var token: Token?
+        weak var node: Stored<Int>?
+        do {
+            let stored = Stored(name: "short-lived", wrappedValue: 1)
+            let computed = Computed(name: "reader") { _ in stored.wrappedValue * 2 }
+            let held = Token()
+            token = held
+            node = stored
+            withGraphTracking { _ = computed.wrappedValue } onChange: { _ = held }
+        }
+        // The nodes hold the observer until it fires; it held them back, so neither ever went.
+        #expect(node == nil)
+        #expect(token == nil, "the onChange closure (and the observer, and the nodes' cores) outlived the nodes")
+    }
 }
 
 /// Observers that write.
