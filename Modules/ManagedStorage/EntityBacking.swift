@@ -137,7 +137,7 @@ public final class EntityBacking {
         let current = related[index].flatMap { $0 }
         if current === target && values[index] == foreignKey && related[index] != nil { return }
         if !isInserted && !isChanged(index) && originalToOne[index] == nil { originalToOne[index] = values[index] }
-        related[index] = .some(target)
+        cacheRelated(index, target)
         values[index] = foreignKey
         markChanged(index)
     }
@@ -148,8 +148,16 @@ public final class EntityBacking {
         guard case .integer(let target) = values[index], let schema = schema.properties[index].target else { return nil }
         let backing = context?.backing(of: schema, rowID: target)
         // Cached only in the writer, whose objects live as long as the operation.
-        if context?.isWriter == true { related[index] = .some(backing) }
+        if context?.isWriter == true { cacheRelated(index, backing) }
         return backing
+    }
+
+    /// Records `target` as what the to-one `index` points at. The writer's context lets go of every
+    /// such cache when its operation ends (`StorageContext.end()`): the two ends of a one-to-one pair
+    /// cache each other, and would otherwise keep each other alive.
+    private func cacheRelated(_ index: Int, _ target: EntityBacking?) {
+        if related.isEmpty, let context, context.isWriter { context.cachingRelated.append(self) }
+        related[index] = .some(target)
     }
 
     // MARK: To-many relationships

@@ -30,6 +30,8 @@ final class StorageContext: StorageType {
     var updated: [ObjectIdentifier: EntityBacking] = [:]
     var updatedOrder: [EntityBacking] = []
     var deleted: [EntityBacking] = []
+    /// The writer's backings that cache to-one targets (`EntityBacking.related`), emptied at the end.
+    var cachingRelated: [EntityBacking] = []
     var nextTemporaryID: Int64 = -1
     var flushing = false
 
@@ -77,11 +79,8 @@ final class StorageContext: StorageType {
         access = .ended
         // A backing caches the backings its to-one relationships point at (`related`), so the two
         // ends of a one-to-one pair cache each other: without this they would outlive the operation.
-        for entities in registered.values {
-            for entry in entities.values { (entry.object as? any StorageEntity)?._$backing.related.removeAll() }
-        }
-        for (backing, _) in inserted { backing.related.removeAll() }
-        for backing in deleted { backing.related.removeAll() }
+        for backing in cachingRelated { backing.related.removeAll() }
+        cachingRelated.removeAll()
         registered.removeAll()
         inserted.removeAll()
         updated.removeAll()

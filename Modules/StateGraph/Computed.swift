@@ -75,6 +75,13 @@ public final class Computed<Value>: @unchecked Sendable {
         relay = core.relay
     }
 
+    /// A node whose read once closed a dependency cycle holds, through its core, the nodes
+    /// of the cycle, which hold its core: it leaves them when it goes, or the cycle's cores would
+    /// never be freed. (Any other core stays while nodes that read it remain: see `ComputedCore`.)
+    deinit {
+        if lastCycle != nil { core.retire() }
+    }
+
     /// How many times the rule has run (for tests and diagnostics).
     package var evaluationCount: Int { core.evaluations.load(ordering: .acquiring) }
 

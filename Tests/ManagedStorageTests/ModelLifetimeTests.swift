@@ -60,6 +60,25 @@ struct ModelLifetimeTests {
         }
         #expect(bio == "mathematician")
     }
+
+    @Test func aOneToOnePairDeletedInAnOperationIsFreedWhenItEnds() async throws {
+        let store = try TestStore()
+        let watched = try await store.perform { storage -> [Weak] in
+            let ada = storage.insertNewObject(ofType: Customer.self)
+            ada.name = "Ada"
+            let profile = storage.insertNewObject(ofType: CustomerProfile.self)
+            ada.profile = profile
+            storage.saveIfNeeded()
+            #expect(profile.customer === ada)
+            // The cascade deletes the profile too; both leave the storage's lists when saved.
+            storage.deleteObject(ada)
+            storage.saveIfNeeded()
+            return [Weak(ada._$backing), Weak(profile._$backing)]
+        }.get()
+        #expect(watched.allSatisfy { $0.object == nil }, "alive after the operation: \(watched.map { $0.object == nil })")
+        let left = try store.manager.read { $0.countObjects(ofType: CustomerProfile.self) }
+        #expect(left == 0)
+    }
 }
 
 /// A weak reference, to watch an object's lifetime.
