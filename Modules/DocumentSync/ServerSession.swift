@@ -38,7 +38,13 @@ final class ServerSession: Sendable {
             let session = ServerSession(address: address, connection: connection, logger: logger, statementTimeout: statementTimeout)
             // The batch statements' estimated costs cross PostgreSQL's JIT threshold, and compiling them
             // costs more than running them (it halved the insert's time in sync-bench).
-            try await session.execute("SET jit = off", within: connectTimeout)
+            do {
+                try await session.execute("SET jit = off", within: connectTimeout)
+            } catch {
+                // The caller never sees this session to close it.
+                await session.close()
+                throw error
+            }
             return session
         } catch {
             throw DocumentSyncError.classify(error, address: address)
