@@ -10,19 +10,14 @@ struct CycleLifetimeTests {
         weak var coreA: ComputedCore?
         weak var coreB: ComputedCore?
         do {
-            let cyclic = Stored(name: "cyclic", wrappedValue: false)
-            let late = LateNodes()
-            let a = Computed(name: "a") { _ in cyclic.wrappedValue ? late["b"].wrappedValue + 1 : 1 }
-            let b = Computed(name: "b") { _ in cyclic.wrappedValue ? late["a"].wrappedValue + 10 : 2 }
-            late["a"] = a
-            late["b"] = b
-            #expect(a.wrappedValue == 1 && b.wrappedValue == 2)
-            cyclic.wrappedValue = true
-            #expect(a.wrappedValue == 12)
-            #expect(a.cycleError != nil, "the cycle this test is about did not form")
-            coreA = a.core
-            coreB = b.core
-            late.removeAll()
+            let cycle = TwoNodeCycle()
+            #expect(cycle.a.wrappedValue == 1 && cycle.b.wrappedValue == 2)
+            cycle.cyclic.wrappedValue = true
+            #expect(cycle.a.wrappedValue == 12)
+            #expect(cycle.a.cycleError != nil, "the cycle this test is about did not form")
+            coreA = cycle.a.core
+            coreB = cycle.b.core
+            cycle.late.removeAll()
         }
         #expect(coreA == nil, "a's core outlived its node")
         #expect(coreB == nil, "b's core outlived its node")

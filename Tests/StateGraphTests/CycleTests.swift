@@ -23,15 +23,11 @@ struct CycleTests {
 
     @Test("a cycle of two nodes on one thread ends at the node read again, with its last value")
     func twoNodeCycle() async {
-        let cyclic = Stored(name: "cyclic", wrappedValue: false)
-        let late = LateNodes()
-        defer { late.removeAll() }
-        let a = Computed(name: "a") { _ in cyclic.wrappedValue ? late["b"].wrappedValue + 1 : 1 }
-        let b = Computed(name: "b") { _ in cyclic.wrappedValue ? late["a"].wrappedValue + 10 : 2 }
-        late["a"] = a
-        late["b"] = b
+        let cycle = TwoNodeCycle()
+        defer { cycle.late.removeAll() }
+        let (a, b) = (cycle.a, cycle.b)
         #expect(a.wrappedValue == 1 && b.wrappedValue == 2)
-        cyclic.wrappedValue = true
+        cycle.cyclic.wrappedValue = true
         let values = await finishOnThreads({ a.wrappedValue })
         // b read a's last value (1): b = 11, a = 12.
         #expect(values == [12], "a two-node cycle hung or gave \(values ?? [])")

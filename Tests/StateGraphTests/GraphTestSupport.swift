@@ -134,3 +134,20 @@ final class LateNodes: @unchecked Sendable {
 
     func removeAll() { nodes.withLock { $0.removeAll() } }
 }
+
+/// Two nodes that read each other once `cyclic` is true (a = b + 1, b = a + 10; 1 and 2 before).
+/// The caller ends with `defer { cycle.late.removeAll() }`.
+struct TwoNodeCycle {
+    let cyclic = Stored(name: "cyclic", wrappedValue: false)
+    let late = LateNodes()
+    let a: Computed<Int>
+    let b: Computed<Int>
+
+    init() {
+        let (cyclic, late) = (cyclic, late)
+        a = Computed(name: "a") { _ in cyclic.wrappedValue ? late["b"].wrappedValue + 1 : 1 }
+        b = Computed(name: "b") { _ in cyclic.wrappedValue ? late["a"].wrappedValue + 10 : 2 }
+        late["a"] = a
+        late["b"] = b
+    }
+}
