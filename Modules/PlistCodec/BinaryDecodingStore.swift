@@ -48,12 +48,10 @@ final class BinaryDecodingStore: PlistDecodingStore {
 
     var topObject: Int { doc.topObject }
 
-
     @inline(__always)
     private func offset(_ node: Int) -> Int {
         Int(truncatingIfNeeded: base.bigEndianUInt(at: tableOffset + node * offsetSize, width: offsetSize))
     }
-
 
     /// The count after the marker at `offset` and where the payload starts (checked by the walk).
     @inline(__always)

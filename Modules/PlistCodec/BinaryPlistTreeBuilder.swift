@@ -47,8 +47,6 @@ struct BinaryPlistTreeBuilder {
         return built
     }
 
-
-
     @inline(__always)
     private func offset(_ index: Int) -> Int {
         Int(truncatingIfNeeded: base.bigEndianUInt(at: tableOffset + index * offsetSize, width: offsetSize))

@@ -24,8 +24,8 @@ public struct PlistError: Error, Hashable, Sendable, CustomStringConvertible {
         case cycle
         /// Nesting is deeper than the configured maximum.
         case tooDeep
-        /// A binary file's objects, each shared one counted wherever it is referenced, are more than
-        /// `PlistReadOptions.maxValueCount`.
+        /// A file holds more than `PlistReadOptions.maxValueCount` values, each shared binary object
+        /// counted wherever it is referenced.
         case tooLarge
         /// A string is not valid UTF-8/UTF-16, or has a character the format cannot hold.
         case invalidString

@@ -4,7 +4,7 @@ import Foundation
 public struct PlistReadOptions: Hashable, Sendable {
     /// The deepest nesting of arrays and dictionaries accepted; deeper input is a `.tooDeep` error.
     public var maxDepth: Int
-    /// The most values a binary file may read into, counting every shared object at each place it
+    /// The most values a file may read into, counting every shared binary object at each place it
     /// is referenced: the number of `PlistValue`s in the tree read (scalars, arrays and dictionaries,
     /// the top value included; dictionary keys are not values). More is a `.tooLarge` error.
     ///
@@ -14,7 +14,8 @@ public struct PlistReadOptions: Hashable, Sendable {
     /// converting or decoding it walks every entry. The limit is counted while the file is checked,
     /// before anything is built, so every binary path refuses such a file at once: reading a
     /// `PlistValue`, `PlistDecoder`, `PlistStreaming.validate` and the conversions. XML and OpenStep
-    /// text cannot share, so their values are bounded by their length and this limit does not apply.
+    /// text cannot share, so their values are bounded by their length, but they are counted against
+    /// the same limit, so one setting bounds a read whatever the format.
     ///
     /// The default, 2^26 (about 67 million), is above any file a program writes on purpose: a value
     /// that large takes gigabytes of memory once read. Raise it to read larger files; lower it (a
