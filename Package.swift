@@ -130,6 +130,8 @@ let package = Package(
                                                   .product(name: "PostgresNIO", package: "postgres-nio")]),
         // A replicator the DocumentSync tests start and kill.
         .executableTarget(name: "sync-probe", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncProbe"),
+        // One replica of the DocumentSync churn (ChurnTests, ci/sync-campaign): edits and synchronizes at random until killed.
+        .executableTarget(name: "sync-churn", dependencies: ["DocumentSync", "DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/SyncChurn"),
         // Blocks the cooperative pool and waits for other processes' changes (FileStorageKitTests' PoolBlockedTests).
         .executableTarget(name: "pool-probe", dependencies: ["FileStorageKit", "ModelPersistence", "CollectionStore"],
                           path: "Tests/PoolProbe"),

@@ -6,12 +6,12 @@ import GRDBSQLite
 /// The SQLite side of a `Persistence`: the pool (WAL, readers beside one writer), the schema, and the
 /// mapping of SQLite's failures to ``DocumentStoreError``.
 ///
-/// The schema (version 1, in `PRAGMA user_version`):
+/// The schema (version 2, in `PRAGMA user_version`; version 1 stores are upgraded when opened):
 /// - `documents`: one row per document: its current (winning) revision, kind, deleted flag and
 ///   canonical JSON body;
 /// - `revisions`: each document's revision tree (parent links, generations); only leaves that are
 ///   not the winner keep a body;
-/// - `changes`: the feed, one row per written revision in commit order;
+/// - `changes`: the feed, one row per written revision in commit order (indexed by document and revision);
 /// - `checkpoints`: named values a replicator writes in the same transaction as the documents.
 final class DocumentDatabase: @unchecked Sendable {
     let pool: DatabasePool
@@ -20,7 +20,7 @@ final class DocumentDatabase: @unchecked Sendable {
     /// The save path's statements on the writer connection.
     let writerStatements = WriterStatements()
 
-    static let schemaVersion = 1
+    static let schemaVersion = 2
 
     static let schema = [
         """
@@ -51,6 +51,13 @@ final class DocumentDatabase: @unchecked Sendable {
             deleted INTEGER NOT NULL)
         """,
         "CREATE TABLE checkpoints (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+    ] + upgrades.flatMap { $0 }
+
+    /// The statements that take a store from version `n + 1` to `n + 2`, in order.
+    static let upgrades = [
+        // Version 2: the feed by document and revision, so a revision pruned from the tree is known
+        // to have been listed and is never inserted (nor listed) again, and purges find their rows.
+        ["CREATE INDEX changes_by_document ON changes(document, revision)"],
     ]
 
     init(configuration: PersistenceConfiguration) throws(DocumentStoreError) {
@@ -91,6 +98,9 @@ final class DocumentDatabase: @unchecked Sendable {
                             throw DocumentStoreError.corruptDatabase(file: path, cause: "it has a documents table but no schema version; it was not made by DocumentStore")
                         }
                         for statement in Self.schema { try db.execute(sql: statement) }
+                        try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
+                    } else if version < Self.schemaVersion {
+                        for statement in Self.upgrades[(version - 1)...].joined() { try db.execute(sql: statement) }
                         try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")
                     }
                     return .commit

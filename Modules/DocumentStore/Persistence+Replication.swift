@@ -7,6 +7,12 @@ package struct OutgoingDocument: Sendable, Equatable {
     package let identifier: String
     package let kind: String
     package let leaves: [OutgoingRevision]
+
+    package init(identifier: String, kind: String, leaves: [OutgoingRevision]) {
+        self.identifier = identifier
+        self.kind = kind
+        self.leaves = leaves
+    }
 }
 
 /// One leaf of an ``OutgoingDocument``: the canonical JSON text exactly as stored (`{}` for a deletion)
@@ -99,13 +105,16 @@ extension Persistence {
 
     /// Ends a conflict: every leaf but the current one gets a deletion, and the current one gets a child
     /// with `merged` (a deletion for `nil`). Returns the new current revision, or `nil` when the
-    /// document has one leaf or fewer (nothing to resolve).
+    /// document has one leaf or fewer (nothing to resolve), or when `expectedLeaves` is given and the
+    /// document's leaves are no longer exactly those (a save or a pull committed since they were read:
+    /// the caller reads the branches again instead of overwriting that revision).
     @discardableResult
-    package func resolveConflict(_ identifier: String, merged: JSON?) throws -> String? {
+    package func resolveConflict(_ identifier: String, merged: JSON?, expectedLeaves: Set<String>? = nil) throws -> String? {
         try transaction { persistence in
             let context = persistence.currentContext()!
             let text = try merged.map { value throws(DocumentStoreError) in try CanonicalJSON.checkedText(value, identifier: identifier) }
-            return try RevisionTree(db: context.db).resolve(identifier: identifier, mergedText: text, context: context)
+            return try RevisionTree(db: context.db).resolve(identifier: identifier, mergedText: text,
+                                                             expectedLeaves: expectedLeaves, context: context)
         }
     }
 

@@ -17,13 +17,25 @@ extension Persistence {
         }
     }
 
-    /// The leaves of a document's revision tree (more than one when replicas conflict).
-    package func branches(of identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
+    /// The leaves of a document's revision tree: one when it has no conflict, more when replicas
+    /// edited it concurrently (the live ones other than the current one are the conflict's other
+    /// sides); empty when the store has no such document.
+    ///
+    /// - Parameter identifier: The document's identifier.
+    /// - Throws: ``DocumentStoreError`` when the store cannot be read.
+    public func branches(of identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
         try reading { db in try RevisionTree(db: db).branches(identifier: identifier) }
     }
 
-    /// The ancestry of a revision, itself first, as far as the tree keeps it (empty when unknown).
-    package func history(of identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
+    /// The ancestry of a revision of a document, itself first then its parent and so on, as far as the
+    /// tree keeps it (``PersistenceConfiguration/revisionHistoryLimit`` generations); empty when the
+    /// tree does not have that revision.
+    ///
+    /// - Parameters:
+    ///   - identifier: The document's identifier.
+    ///   - revision: A revision of it, such as a ``RevisionBranch/revision``.
+    /// - Throws: ``DocumentStoreError`` when the store cannot be read.
+    public func history(of identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
         try reading { db in try RevisionTree(db: db).history(identifier: identifier, revision: revision) }
     }
 

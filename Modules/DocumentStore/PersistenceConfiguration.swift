@@ -24,9 +24,11 @@ public struct PersistenceConfiguration: Sendable {
     public var durability: Durability = .full
     /// How long a save waits for another process's write lock before ``DocumentStoreError/busyTimeout(file:seconds:)``.
     public var busyTimeout: Duration = .seconds(10)
-    /// How many generations of ancestors each document's revision tree keeps (at least 1). Older
-    /// revision records are pruned; the change feed keeps every entry.
-    public var revisionHistoryLimit = 20
+    /// How many generations each document's revision tree keeps below its newest leaf (at least 1;
+    /// 1,000 by default, CouchDB's `revs_limit`). Older revision records are pruned, leaves included:
+    /// a branch that far behind is superseded, never kept as a conflict. The change feed keeps every
+    /// entry. Replicas of one DocumentSync server should use the same limit as the server.
+    public var revisionHistoryLimit = 1000
     /// How often live queries look for commits made by other processes (`PRAGMA data_version` on a
     /// connection of their own). Commits made through this `Persistence` are seen at once.
     public var otherProcessPollInterval: Duration = .milliseconds(50)

@@ -3,15 +3,23 @@ import GRDB
 import GRDBSQLite
 
 /// A leaf of a document's revision tree: the current revision or a conflicting branch.
-package struct RevisionBranch: Sendable, Equatable {
-    /// The leaf's revision identifier.
-    package let revision: String
+///
+/// A document has more than one leaf when replicas edited it concurrently (see `DocumentSync`); an app
+/// can list them with ``Persistence/branches(of:)`` to show a conflict:
+///
+/// ```swift
+/// let live = try persistence.branches(of: "square-1").filter { !$0.deleted }
+/// if live.count > 1 { showConflict(live.compactMap(\.body)) }
+/// ```
+public struct RevisionBranch: Sendable, Equatable {
+    /// The leaf's revision identifier (`<generation>-<digest>`).
+    public let revision: String
     /// Whether the leaf is a deletion.
-    package let deleted: Bool
+    public let deleted: Bool
     /// The leaf's body (`nil` for a deletion).
-    package let body: JSON?
+    public let body: JSON?
     /// Whether it is the document's current (winning) revision.
-    package let isCurrent: Bool
+    public let isCurrent: Bool
 }
 
 /// A revision made elsewhere (by a replica), with the identifiers of its ancestors, nearest first.
@@ -105,7 +113,13 @@ struct RevisionTree {
     }
 
     /// Adds a revision made elsewhere, with its ancestry, and elects the winner. `false` when the
-    /// revision was already known.
+    /// revision was already known, or is one the tree has let go of: it was in the feed before (pruned
+    /// or superseded since), or it is older than the tree's horizon (see ``prune(document:limit:)``).
+    ///
+    /// When the ancestry is cut short (its oldest entry is not a first revision) and that oldest entry is
+    /// not in this tree either, the revision's history passes through generations this tree cannot
+    /// compare: every revision below the oldest entry is superseded and removed, so a leaf older than
+    /// that point never stays a branch, and never outlives a deletion that descends from it.
     func insert(_ foreign: ForeignRevision, context: WriteContext) throws(DocumentStoreError) -> Bool {
         guard let generation = Revision.generation(of: foreign.revision) else {
             throw .misuse("\(foreign.revision) is not a revision identifier (<generation>-<digest>)")
@@ -118,20 +132,26 @@ struct RevisionTree {
         } else {
             text = try CanonicalJSON.checkedText(foreign.body ?? .object([:]), identifier: foreign.identifier)
         }
+        let limit = max(1, context.persistence.configuration.revisionHistoryLimit)
         let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
         find.bind(foreign.identifier, at: 1)
         let existing = try find.step() ? find.int64(at: 0) : nil
         find.reset()
         let connection = db.sqliteConnection!
         let number: Int64
+        // The generation below which the incoming ancestry says nothing this tree can check.
+        var stem: Int?
         if let existing {
             number = existing
-            let known = try SQLiteStatement("SELECT 1 FROM revisions WHERE document = ? AND revision = ?", on: db)
-            known.bind(number, at: 1)
-            known.bind(foreign.revision, at: 2)
-            let isKnown = try known.step()
-            known.reset()
-            if isKnown { return false }
+            if try contains(document: number, revision: foreign.revision) { return false }
+            if try wasInFeed(document: number, revision: foreign.revision) { return false }
+            if let newest = try leaves(document: number).map(\.generation).max(), Int64(generation) <= newest - Int64(limit) {
+                return false
+            }
+            if let oldest = foreign.ancestors.last, let oldestGeneration = Revision.generation(of: oldest), oldestGeneration > 1,
+               try !contains(document: number, revision: oldest) {
+                stem = oldestGeneration
+            }
         } else {
             let insert = try SQLiteStatement("INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?)", on: db)
             insert.bind(foreign.identifier, at: 1)
@@ -164,22 +184,47 @@ struct RevisionTree {
         }
         try context.insertChange(document: number, revision: foreign.revision, deleted: foreign.deleted)
         if existing != nil {
+            if let stem {
+                let superseded = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation < ?", on: db)
+                superseded.bind(number, at: 1)
+                superseded.bind(Int64(stem), at: 2)
+                try superseded.run()
+            }
+            try prune(document: number, limit: limit)
             try electWinner(document: number)
-            try prune(document: number, limit: context.persistence.configuration.revisionHistoryLimit)
+        } else if generation > limit {
+            try prune(document: number, limit: limit)
         }
         return true
     }
 
-    /// Keeps the tree to `limit` generations below the current revision (leaves always stay).
+    private func contains(document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
+        let known = try SQLiteStatement("SELECT 1 FROM revisions WHERE document = ? AND revision = ?", on: db)
+        defer { known.reset() }
+        known.bind(number, at: 1)
+        known.bind(revision, at: 2)
+        return try known.step()
+    }
+
+    /// Whether the feed ever listed `revision` of the document (the feed keeps every entry, so a
+    /// revision pruned from the tree is still found here and is never inserted, nor listed, twice).
+    private func wasInFeed(document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
+        let listed = try SQLiteStatement("SELECT 1 FROM changes WHERE document = ? AND revision = ?", on: db)
+        defer { listed.reset() }
+        listed.bind(number, at: 1)
+        listed.bind(revision, at: 2)
+        return try listed.step()
+    }
+
+    /// Keeps the tree to `limit` generations below its newest leaf: every revision at that depth or
+    /// older goes, leaves included (a branch that old is past the horizon every replica and the server
+    /// share, so it is superseded rather than kept as a conflict that could outlive a newer deletion).
+    /// The caller elects the winner afterwards.
     func prune(document: Int64, limit: Int) throws(DocumentStoreError) {
-        let current = try SQLiteStatement("SELECT revision FROM documents WHERE number = ?", on: db)
-        current.bind(document, at: 1)
-        let generation = try current.step() ? Revision.generation(of: current.text(at: 0) ?? "") ?? 0 : 0
-        current.reset()
-        guard generation > max(1, limit) else { return }
-        let prune = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation <= ? AND body IS NULL", on: db)
+        guard let newest = try leaves(document: document).map(\.generation).max(), newest > Int64(max(1, limit)) else { return }
+        let prune = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation <= ?", on: db)
         prune.bind(document, at: 1)
-        prune.bind(Int64(generation - max(1, limit)), at: 2)
+        prune.bind(newest - Int64(max(1, limit)), at: 2)
         try prune.run()
     }
 
@@ -202,7 +247,11 @@ struct RevisionTree {
 
     /// Ends a conflict (see `Persistence.resolveConflict`): the losing live leaves get deletions and the
     /// current revision a child with `mergedText` (a deletion for `nil`) unless it already has that body.
-    func resolve(identifier: String, mergedText: String?, context: WriteContext) throws(DocumentStoreError) -> String? {
+    ///
+    /// With `expectedLeaves`, nothing is written (and `nil` returned) unless the document's leaves are
+    /// exactly those: a revision committed after the caller read the branches is never overwritten.
+    func resolve(identifier: String, mergedText: String?, expectedLeaves: Set<String>?,
+                 context: WriteContext) throws(DocumentStoreError) -> String? {
         let find = try SQLiteStatement("SELECT number, revision, body FROM documents WHERE id = ?", on: db)
         find.bind(identifier, at: 1)
         guard try find.step() else { find.reset(); return nil }
@@ -210,7 +259,9 @@ struct RevisionTree {
         let current = find.text(at: 1) ?? ""
         let currentBody = find.text(at: 2) ?? "{}"
         find.reset()
-        let live = try leaves(document: number).filter { !$0.deleted }
+        let all = try leaves(document: number)
+        if let expectedLeaves, Set(all.map(\.revision)) != expectedLeaves { return nil }
+        let live = all.filter { !$0.deleted }
         guard live.count > 1 else { return nil }
         let clear = try SQLiteStatement("UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", on: db)
         for leaf in live where leaf.revision != current {

@@ -17,7 +17,8 @@ final class WriterStatements: @unchecked Sendable {
                 "INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING"
             case .selectCurrent: "SELECT number, revision, deleted, body, kind FROM documents WHERE id = ?"
             case .updateDocument: "UPDATE documents SET kind = ?, revision = ?, deleted = ?, body = ? WHERE number = ?"
-            case .prune: "DELETE FROM revisions WHERE document = ? AND generation <= ? AND body IS NULL"
+            // Leaves that old go too: a branch past the horizon is superseded (RevisionTree.prune).
+            case .prune: "DELETE FROM revisions WHERE document = ? AND generation <= ?"
             case .insertRevision:
                 "INSERT OR IGNORE INTO revisions(document, revision, parent, generation, deleted, body) VALUES (?, ?, ?, ?, ?, ?)"
             case .insertChange: "INSERT INTO changes(document, revision, deleted) VALUES (?, ?, ?)"

@@ -76,9 +76,13 @@ extension DocumentSync {
         await task?.value
     }
 
+    /// One connection for everything: it listens for other replicas' pushes (`LISTEN`, in place before
+    /// the first pull, so no notification sent meanwhile is missed) and runs every synchronization.
+    /// When it breaks, the listener wakes the loop at once, and the loop opens a new one and listens again.
     private func loop(_ status: AsyncStream<SyncStatus>.Continuation) async {
         var backoff = configuration.initialBackoff
         var session: ServerSession?
+        var replication: Replication?
         var listener: Task<Void, Never>?
         let wake = WakeFlag()
         defer { listener?.cancel() }
@@ -86,52 +90,83 @@ extension DocumentSync {
             do {
                 if session == nil {
                     status.yield(.connecting)
-                    session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,
-                                                           statementTimeout: configuration.statementTimeout)
+                    let opened = try await openSession()
+                    session = opened
                     listener?.cancel()
-                    listener = listen(wake)
+                    listener = try await listen(on: opened, wake)
+                    replication = try await Replication.prepare(self, opened)
                 }
-                let report = try await run(on: session!, status: { status.yield($0) })
+                let report = try await run(replication!, status: { status.yield($0) })
                 status.yield(.idle(report))
                 backoff = configuration.initialBackoff
-                try await waitForWork(wake)
+                try await waitForWork(wake, replication!)
             } catch {
                 let failure = DocumentSyncError.classify(error, address: configuration.address)
                 if failure == .cancelled || Task.isCancelled { break }
+                listener?.cancel()
+                listener = nil
                 await session?.close()
                 session = nil
+                replication = nil
                 status.yield(failure.isTransient ? .offline(retryIn: backoff, reason: failure.description)
                                                  : .error(failure, retryIn: backoff))
                 try? await Task.sleep(for: backoff)
                 backoff = min(backoff * 2, configuration.maximumBackoff)
             }
         }
+        listener?.cancel()
         await session?.close()
     }
 
-    /// Returns when there is something to do: a notification, a local commit, or the maximum interval.
-    private func waitForWork(_ wake: WakeFlag) async throws {
-        let start = try persistence.lastSequence()
+    /// Returns when there is something to do: a local commit not pushed yet (including one made while
+    /// the last synchronization ran), a notification of another replica's push, a broken connection, or
+    /// the maximum interval.
+    private func waitForWork(_ wake: WakeFlag, _ replication: Replication) async throws {
         let deadline = ContinuousClock.now + configuration.maximumInterval
-        while ContinuousClock.now < deadline {
+        while true {
+            if wake.take() || replication.session.connection.isClosed { return }
+            if try replication.hasUnpushedChanges() { return }
+            guard ContinuousClock.now < deadline else { return }
             try await Task.sleep(for: configuration.pollInterval)
-            if wake.take() { return }
-            if try persistence.lastSequence() != start { return }
         }
     }
 
-    /// Listens for other replicas' pushes on a connection of its own; ends quietly when it fails
-    /// (the loop's maximum interval still brings their changes).
-    private func listen(_ wake: WakeFlag) -> Task<Void, Never> {
-        let address = configuration.address
-        let timeout = configuration.connectTimeout
+    /// Listens for other replicas' pushes on `session`'s connection; returns once the server has
+    /// confirmed the `LISTEN`. The task raises `wake` for each notification from another connection,
+    /// and once more when the connection ends.
+    private func listen(on session: ServerSession, _ wake: WakeFlag) async throws -> Task<Void, Never> {
         let channel = NotificationChannel.name(schema: configuration.schema)
-        return Task {
-            guard let session = try? await ServerSession.open(address, connectTimeout: timeout) else { return }
-            _ = try? await session.connection.listen(on: channel) { notifications in
-                for try await _ in notifications { wake.raise() }
+        let (ready, confirm) = AsyncStream.makeStream(of: (any Error)?.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            do {
+                try await session.connection.listen(on: channel) { notifications in
+                    confirm.yield(nil)
+                    for try await notification in notifications
+                    where !NotificationChannel.isOwn(notification.payload, backendPID: session.backendPID) {
+                        wake.raise()
+                    }
+                }
+            } catch {
+                confirm.yield(error)
             }
-            await session.close()
+            wake.raise()
+            confirm.finish()
         }
+        for await failure in ready {
+            if let failure {
+                task.cancel()
+                throw failure
+            }
+            return task
+        }
+        return task
+    }
+}
+
+extension Replication {
+    /// Whether the store holds commits after this replication's push checkpoint.
+    func hasUnpushedChanges() throws -> Bool {
+        let pushed = CheckpointHistory(try persistence.checkpoint(pushName)).entries.first?.position ?? 0
+        return try persistence.lastSequence() > pushed
     }
 }

@@ -56,8 +56,10 @@ public final class DocumentSync: Sendable {
         /// How long deleted documents stay on the server; a replica that has not pulled for longer
         /// synchronizes fully. `nil` keeps them forever.
         public var tombstoneRetention: Duration? = .seconds(30 * 24 * 3600)
-        /// Generations of each document's revision tree the server keeps below its leaves.
-        public var revisionHistoryLimit: Int = 20
+        /// Generations of each document's revision tree the server keeps below its newest leaf (1,000,
+        /// CouchDB's `revs_limit`). A leaf further behind is superseded, never kept as a conflict; give
+        /// the replicas' `PersistenceConfiguration.revisionHistoryLimit` the same value.
+        public var revisionHistoryLimit: Int = 1000
         /// How long connecting and logging in may take.
         public var connectTimeout: Duration = .seconds(30)
         /// How long one statement may go without an answer before the connection counts as broken
@@ -148,9 +150,15 @@ public final class DocumentSync: Sendable {
         }
     }
 
+    /// Opens a connection, named `document_sync:<schema>` in `pg_stat_activity`.
+    func openSession() async throws(DocumentSyncError) -> ServerSession {
+        try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,
+                                     statementTimeout: configuration.statementTimeout,
+                                     applicationName: "document_sync:" + configuration.schema)
+    }
+
     private func withSession(_ body: (ServerSession) async throws -> Report) async throws(DocumentSyncError) -> Report {
-        let session = try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,
-                                                   statementTimeout: configuration.statementTimeout)
+        let session = try await openSession()
         do {
             let report = try await body(session)
             await session.close()
@@ -163,7 +171,11 @@ public final class DocumentSync: Sendable {
 
     /// One push and one pull on an open session (a second push sends the merges of resolved conflicts).
     func run(on session: ServerSession, status: (@Sendable (SyncStatus) -> Void)?) async throws -> Report {
-        let replication = try await Replication.prepare(self, session)
+        try await run(try await Replication.prepare(self, session), status: status)
+    }
+
+    /// One push and one pull of a prepared replication.
+    func run(_ replication: Replication, status: (@Sendable (SyncStatus) -> Void)?) async throws -> Report {
         var report = Report()
         status?(.pushing)
         try await replication.push(&report)

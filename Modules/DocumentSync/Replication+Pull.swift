@@ -76,7 +76,13 @@ extension Replication {
 
         /// The revision to insert, after checking that its digest is the digest of its parent, flag and body.
         func verified() throws -> ForeignRevision {
-            let json: JSON? = deleted ? JSON?.none : try JSON(parsing: body ?? "", identifier: identifier)
+            let json: JSON?
+            do {
+                json = deleted ? JSON?.none : try JSON(parsing: body ?? "", identifier: identifier)
+            } catch {
+                throw DocumentSyncError.invalidRevision(identifier: identifier, revision: revision,
+                                                        reason: "its body on the server is not JSON (\(error))")
+            }
             let canonical = json?.canonicalText ?? "{}"
             guard Revision.next(after: ancestors.first, canonicalBody: canonical, deleted: deleted) == revision else {
                 throw DocumentSyncError.invalidRevision(identifier: identifier, revision: revision,
@@ -105,24 +111,40 @@ extension Replication {
     }
 
     /// Asks the resolver about each conflicted document and applies its answer; returns how many it ended.
+    ///
+    /// The answer is written only if the document's leaves are still the ones the resolver saw: when a
+    /// save (or another pull) committed meanwhile, the branches are read again and the resolver asked
+    /// again, so the merge never overwrites a revision it did not see.
     private func resolve(_ identifiers: [String], with resolver: @Sendable (DocumentSync.Conflict) -> DocumentSync.Resolution) throws -> Int {
         var resolved = 0
         for identifier in identifiers {
-            let live = try persistence.branches(of: identifier).filter { !$0.deleted }
-            guard live.count > 1, let current = live.first(where: \.isCurrent), let body = current.body,
-                  let kind = try persistence.snapshot(identifier)?.kind else { continue }
-            let conflict = DocumentSync.Conflict(identifier: identifier, kind: kind, current: body,
-                                                 others: live.filter { !$0.isCurrent }.compactMap(\.body))
-            switch resolver(conflict) {
-            case .keepBranches: continue
-            case .keepCurrent: try persistence.resolveConflict(identifier, merged: body)
-            case .merge(let merged): try persistence.resolveConflict(identifier, merged: merged)
-            case .delete: try persistence.resolveConflict(identifier, merged: nil)
+            for _ in 0..<Self.resolveAttempts {
+                let branches = try persistence.branches(of: identifier)
+                let live = branches.filter { !$0.deleted }
+                guard live.count > 1, let current = live.first(where: \.isCurrent), let body = current.body,
+                      let kind = try persistence.snapshot(identifier)?.kind else { break }
+                let conflict = DocumentSync.Conflict(identifier: identifier, kind: kind, current: body,
+                                                     others: live.filter { !$0.isCurrent }.compactMap(\.body))
+                let answer = resolver(conflict)
+                if case .keepBranches = answer { break }
+                let merged: JSON? = switch answer {
+                case .keepCurrent: body
+                case .merge(let value): value
+                case .delete, .keepBranches: JSON?.none
+                }
+                let seen = Set(branches.map(\.revision))
+                if try persistence.resolveConflict(identifier, merged: merged, expectedLeaves: seen) != nil {
+                    resolved += 1
+                    break
+                }
             }
-            resolved += 1
         }
         return resolved
     }
+
+    /// How many times a conflict is read and resolved again when saves keep changing it meanwhile (the
+    /// next pull tries again after that).
+    static let resolveAttempts = 5
 
     /// After a full resynchronization: purges the local documents (of the replicated kinds) the server no
     /// longer has, except those changed after the push checkpoint (they are new here and go up next time).
@@ -136,16 +158,31 @@ extension Replication {
         return gone.count
     }
 
-    /// Deletes from the server the tombstones older than the retention, and moves the purge horizon.
+    /// Deletes from the server the documents whose winner is a deletion older than the retention, and
+    /// moves the purge horizon. Each document is locked as a push locks it and checked again under the
+    /// lock, so a document that has a live leaf (committed by a push meanwhile) is never removed.
     func purgeServerTombstones() async throws {
         guard let retention = configuration.tombstoneRetention else { return }
         let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
-        try await session.execute("""
-            WITH gone AS (DELETE FROM \(unescaped: schema).documents WHERE deleted AND changed_at < now() - make_interval(secs => \(seconds))
-                          RETURNING id, sequence),
-                 tree AS (DELETE FROM \(unescaped: schema).revisions WHERE document IN (SELECT id FROM gone))
-            UPDATE \(unescaped: schema).meta SET value = greatest(value::bigint, coalesce((SELECT max(sequence) FROM gone), 0))::text
-            WHERE key = 'purge_horizon'
-            """)
+        try await retryingConflicts {
+            try await session.transaction {
+                let candidates = try await session.rows("""
+                    SELECT id FROM \(unescaped: schema).documents WHERE deleted AND changed_at < now() - make_interval(secs => \(seconds))
+                    ORDER BY id LIMIT 10000
+                    """, as: String.self)
+                guard !candidates.isEmpty else { return }
+                try await lockDocuments(candidates)
+                try await session.execute("""
+                    WITH gone AS (
+                        DELETE FROM \(unescaped: schema).documents AS d
+                        WHERE d.id = ANY(\(candidates)::text[]) AND d.deleted AND d.changed_at < now() - make_interval(secs => \(seconds))
+                          AND NOT EXISTS (SELECT 1 FROM \(unescaped: schema).revisions AS r WHERE r.document = d.id AND r.leaf AND NOT r.deleted)
+                        RETURNING id, sequence),
+                    tree AS (DELETE FROM \(unescaped: schema).revisions WHERE document IN (SELECT id FROM gone))
+                    UPDATE \(unescaped: schema).meta SET value = greatest(value::bigint, coalesce((SELECT max(sequence) FROM gone), 0))::text
+                    WHERE key = 'purge_horizon'
+                    """)
+            }
+        }
     }
 }

@@ -70,53 +70,117 @@ struct Replication {
                 }
                 return
             }
-            let missing = try await missingOnServer(page.documents)
             let next = history.adding(page.lastSequence)
-            let documents = page.documents.filter { document in
-                document.leaves.contains { missing.contains(document.identifier + "\u{0}" + $0.revision) }
-            }
-            try await session.transaction {
-                if !documents.isEmpty { try await send(documents, missing: missing) }
-                try await setServerCheckpoint("push", next)
+            let sent = try await retryingConflicts {
+                try await session.transaction {
+                    let sent = try await send(page.documents)
+                    try await setServerCheckpoint("push", next)
+                    return sent
+                }
             }
             try persistence.setCheckpoint(next.description, for: pushName)
-            report.pushedDocuments += documents.count
-            report.pushedRevisions += missing.count
+            report.pushedDocuments += sent.documents
+            report.pushedRevisions += sent.revisions
             position = page.lastSequence
             history = next
             if !page.hasMore { return }
         }
     }
 
-    /// The leaves of `documents` the server does not have, as `identifier NUL revision` (one index
-    /// scan per document on the server: its revisions, at most the history limit plus its leaves).
-    func missingOnServer(_ documents: [OutgoingDocument]) async throws -> Set<String> {
-        guard !documents.isEmpty else { return [] }
-        let rows = try await session.rows("""
-            SELECT document, revision FROM \(unescaped: schema).revisions WHERE document = ANY(\(documents.map(\.identifier))::text[])
-            """, as: (String, String).self)
-        let present = Set(rows.map { $0.0 + "\u{0}" + $0.1 })
-        var missing = Set<String>()
-        for document in documents {
-            for leaf in document.leaves where !present.contains(document.identifier + "\u{0}" + leaf.revision) {
-                missing.insert(document.identifier + "\u{0}" + leaf.revision)
+    /// Runs `work` (one server transaction) again when the server aborted it for a deadlock or a
+    /// serialization failure, a few times; any other failure, or the last one, is thrown.
+    func retryingConflicts<R: Sendable>(_ work: () async throws -> R) async throws -> R {
+        var attempt = 0
+        while true {
+            do {
+                return try await work()
+            } catch DocumentSyncError.server(let state, let message) where ["40001", "40P01"].contains(state) {
+                attempt += 1
+                if attempt >= 5 { throw DocumentSyncError.server(sqlState: state, message: message) }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...50) * attempt))
             }
         }
-        return missing
     }
 
-    /// Inserts the missing leaves with their ancestry, updates the leaf flags, prunes, and gives each
-    /// touched document a new feed position from the counter row (taken last, so the lock is held briefly).
-    func send(_ documents: [OutgoingDocument], missing: Set<String>) async throws {
+    /// Takes the transaction-level lock of each document, in one fixed order (so two transactions never
+    /// wait on each other in a cycle). Every push and purge of a document holds its lock from before it
+    /// reads the document's tree until it commits, so each one sees every earlier one's whole result:
+    /// `documents` always holds the winner of the tree as committed.
+    func lockDocuments(_ identifiers: [String]) async throws {
+        guard !identifiers.isEmpty else { return }
+        try await session.execute("""
+            SELECT count(pg_advisory_xact_lock(hashtext(\("document_sync:" + configuration.schema)), s.k))
+            FROM (SELECT DISTINCT hashtext(d) AS k FROM unnest(\(identifiers)::text[]) AS d ORDER BY k) AS s
+            """)
+    }
+
+    /// One server node of a document's revision tree, as a push reads it.
+    struct ServerNode {
+        let revision: String
+        let generation: Int64
+        let leaf: Bool
+    }
+
+    /// Inside a push's transaction: locks the documents, reads their trees, and inserts the leaves the
+    /// server lacks (with their ancestry), unless a leaf is older than the tree's horizon (see
+    /// ``insert(_:stems:newest:)``). Returns the documents and revisions it sent.
+    func send(_ documents: [OutgoingDocument]) async throws -> (documents: Int, revisions: Int) {
+        guard !documents.isEmpty else { return (0, 0) }
+        try await lockDocuments(documents.map(\.identifier))
+        let rows = try await session.rows("""
+            SELECT document, revision, generation::int8, leaf FROM \(unescaped: schema).revisions
+            WHERE document = ANY(\(documents.map(\.identifier))::text[])
+            """, as: (String, String, Int64, Bool).self)
+        var present = Set<String>()
+        var newest: [String: Int64] = [:]
+        for row in rows {
+            present.insert(row.0 + "\u{0}" + row.1)
+            if row.3 { newest[row.0] = max(newest[row.0] ?? 0, row.2) }
+        }
+        let limit = Int64(max(1, configuration.revisionHistoryLimit))
+        var outgoing: [OutgoingDocument] = []
+        var stems: [String: Int64] = [:]
+        var revisions = 0
+        for document in documents {
+            let leaves = document.leaves.filter { leaf in
+                guard !present.contains(document.identifier + "\u{0}" + leaf.revision) else { return false }
+                let generation = Int64(Revision.generation(of: leaf.revision) ?? 1)
+                // Past the horizon of the server's newest leaf: superseded already (pruned or never kept).
+                return generation > (newest[document.identifier] ?? 0) - limit
+            }
+            guard !leaves.isEmpty else { continue }
+            for leaf in leaves {
+                // An ancestry cut short whose oldest entry the server does not know either: what lies
+                // below it cannot be compared, so it is superseded (RevisionTree.insert does the same).
+                if let oldest = leaf.ancestors.last, let generation = Revision.generation(of: oldest), generation > 1,
+                   !present.contains(document.identifier + "\u{0}" + oldest) {
+                    stems[document.identifier] = max(stems[document.identifier] ?? 0, Int64(generation))
+                }
+            }
+            revisions += leaves.count
+            outgoing.append(OutgoingDocument(identifier: document.identifier, kind: document.kind, leaves: leaves))
+        }
+        guard !outgoing.isEmpty else { return (0, 0) }
+        let touched = try await insert(outgoing, stems: stems, newest: newest)
+        return (touched, revisions)
+    }
+
+    /// Inserts the leaves with their ancestry, updates the leaf flags, removes what is superseded or
+    /// past the history limit, and gives each touched document a new feed position from the counter row
+    /// (taken last, so the lock is held briefly). Returns how many documents gained a revision.
+    func insert(_ documents: [OutgoingDocument], stems: [String: Int64], newest: [String: Int64]) async throws -> Int {
         var leaf = (document: [String](), revision: [String](), parent: [String](), generation: [Int64](),
                     deleted: [Bool](), body: [String](), ancestors: [String]())
         var inner = (document: [String](), revision: [String](), parent: [String](), generation: [Int64]())
+        var deepest: Int64 = 0
         for document in documents {
-            for revision in document.leaves where missing.contains(document.identifier + "\u{0}" + revision.revision) {
+            for revision in document.leaves {
+                let generation = Int64(Revision.generation(of: revision.revision) ?? 1)
+                deepest = max(deepest, generation)
                 leaf.document.append(document.identifier)
                 leaf.revision.append(revision.revision)
                 leaf.parent.append(revision.ancestors.first ?? "")
-                leaf.generation.append(Int64(Revision.generation(of: revision.revision) ?? 1))
+                leaf.generation.append(generation)
                 leaf.deleted.append(revision.deleted)
                 leaf.body.append(revision.body)
                 leaf.ancestors.append(revision.ancestors.joined(separator: " "))
@@ -149,7 +213,7 @@ struct Replication {
         // Only documents that gained a revision change (a batch sent twice changes nothing the second time).
         let gained = Set(inserted)
         let touched = documents.map(\.identifier).filter(gained.contains)
-        guard !touched.isEmpty else { return }
+        guard !touched.isEmpty else { return 0 }
         let kindOf = Dictionary(documents.map { ($0.identifier, $0.kind) }, uniquingKeysWith: { a, _ in a })
         let kinds = touched.map { kindOf[$0] ?? "" }
         if !inner.document.isEmpty {
@@ -159,11 +223,23 @@ struct Replication {
                 FROM unnest(\(inner.document)::text[], \(inner.revision)::text[]) AS q(d, r)
                 WHERE r.document = q.d AND r.revision = q.r AND r.leaf
                 """)
+        }
+        let cut = touched.compactMap { id in stems[id].map { (id, $0) } }
+        if !cut.isEmpty {
+            try await session.execute("""
+                DELETE FROM \(unescaped: s).revisions AS r USING unnest(\(cut.map(\.0))::text[], \(cut.map(\.1))::int8[]) AS q(d, g)
+                WHERE r.document = q.d AND r.generation < q.g
+                """)
+        }
+        let limit = Int64(max(1, configuration.revisionHistoryLimit))
+        if deepest > limit || touched.contains(where: { (newest[$0] ?? 0) > limit }) {
+            // The history limit below each tree's newest leaf, leaves included: a branch that far
+            // behind is superseded (every replica prunes by the same rule).
             try await session.execute("""
                 DELETE FROM \(unescaped: s).revisions AS r USING (
                     SELECT document, max(generation) AS g FROM \(unescaped: s).revisions
                     WHERE document = ANY(\(touched)::text[]) AND leaf GROUP BY document) AS m
-                WHERE r.document = m.document AND NOT r.leaf AND r.generation <= m.g - \(Int64(max(1, configuration.revisionHistoryLimit)))
+                WHERE r.document = m.document AND r.generation <= m.g - \(limit)
                 """)
         }
         // Last, and in one statement: feed positions from the counter row (its lock orders the feed by
@@ -179,13 +255,21 @@ struct Replication {
                 ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, winner = excluded.winner, deleted = excluded.deleted,
                     sequence = excluded.sequence, changed_at = excluded.changed_at
                 RETURNING 1)
-            SELECT pg_notify(\(NotificationChannel.name(schema: configuration.schema)), (SELECT value FROM counter)::text),
+            SELECT pg_notify(\(NotificationChannel.name(schema: configuration.schema)),
+                             (SELECT value FROM counter)::text || ' ' || pg_backend_pid()::text),
                    (SELECT count(*) FROM upserted)
             """)
+        return touched.count
     }
 }
 
-/// The `LISTEN`/`NOTIFY` channel a schema's pushes announce themselves on.
+/// The `LISTEN`/`NOTIFY` channel a schema's pushes announce themselves on. The payload is the feed
+/// counter after the push and the pushing connection's backend process id, separated by a space.
 enum NotificationChannel {
     static func name(schema: String) -> String { "document_sync_" + schema }
+
+    /// Whether a payload announces a push made on the connection served by backend `pid`.
+    static func isOwn(_ payload: String, backendPID pid: Int32) -> Bool {
+        payload.split(separator: " ").last.flatMap { Int32($0) } == pid && payload.contains(" ")
+    }
 }

@@ -12,6 +12,11 @@ import PostgresNIO
 ///   reorders keys and changes numbers) and their ancestry as pushed; inner nodes keep neither.
 /// - `checkpoints`: each replication's recent push and pull checkpoints.
 /// - `winners(ids)` and `winner(id)`: the winning leaves, by the rule every replica uses.
+/// - `current_documents` and `jsonb_or_null(text)`: a view for people: each document's current revision, kind,
+///   deleted flag, feed position and body text, and the body as `jsonb` where it casts (`NULL` where
+///   it does not, such as text with `\u0000`), so one such row never breaks a query. Replication never
+///   reads them, so they are not part of the version: a version 1 schema made before they existed
+///   gains them the next time a replicator that may create the schema connects.
 enum ServerSchema {
     /// The version this library writes and understands.
     static let version = 1
@@ -23,8 +28,37 @@ enum ServerSchema {
         return !CharacterSet.decimalDigits.contains(first) && name.unicodeScalars.allSatisfy(allowed.contains)
     }
 
-    /// The statements that create version 1 in schema `name`, in order.
+    /// The statements that create the current version in schema `name`, in order.
     static func statements(schema name: String) -> [String] {
+        tables(schema: name) + view(schema: name)
+    }
+
+    /// The view for people and its function (`CREATE OR REPLACE`: they can be added to a schema at any time).
+    static func view(schema name: String) -> [String] {
+        let s = "\"\(name)\""
+        return [
+            """
+            CREATE OR REPLACE FUNCTION \(s).jsonb_or_null(body text) RETURNS jsonb
+            LANGUAGE plpgsql IMMUTABLE AS $$
+            BEGIN
+                RETURN body::jsonb;
+            EXCEPTION WHEN others THEN
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE OR REPLACE VIEW \(s).current_documents AS
+            SELECT d.id, d.kind, d.winner AS revision, d.deleted, d.sequence, d.changed_at,
+                   CASE WHEN d.deleted THEN NULL ELSE r.body END AS body_text,
+                   CASE WHEN d.deleted THEN NULL ELSE \(s).jsonb_or_null(r.body) END AS body
+            FROM \(s).documents AS d
+            LEFT JOIN \(s).revisions AS r ON r.document = d.id AND r.revision = d.winner
+            """,
+        ]
+    }
+
+    /// The tables and functions replication uses, in schema `name`, in order.
+    private static func tables(schema name: String) -> [String] {
         let s = "\"\(name)\""
         return [
             "CREATE SCHEMA IF NOT EXISTS \(s)",
@@ -86,35 +120,52 @@ enum ServerSchema {
             + statements(schema: name).map { $0 + ";\n" }.joined() + "COMMIT;\n"
     }
 
-    /// The server's identity and schema version, after creating the schema when it is missing (and
-    /// `create` allows it), under a transaction-level advisory lock so concurrent replicators do it once.
+    /// The server's identity, after creating the schema when it is missing (or adding the view when a
+    /// schema made before it lacks it) when `create` allows it.
+    ///
+    /// Replicators that start together serialize on a session-level advisory lock taken *before* the
+    /// transaction that checks and creates: a transaction that began before another one's DDL committed
+    /// can still see the catalog as it was, and would try to create the tables again.
     static func prepare(_ session: ServerSession, schema name: String, create: Bool) async throws -> String {
         let encoding = try await session.single(String.self, "SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()")
         guard encoding == "UTF8" else {
             throw DocumentSyncError.serverEncoding(database: session.address.database, found: encoding ?? "unknown")
         }
-        if let identity = try await installed(session, schema: name) { return identity }
+        if let found = try await installed(session, schema: name), found.hasView || !create { return found.identity }
         guard create else { throw DocumentSyncError.serverSchemaMissing(schema: name) }
-        return try await session.transaction {
-            try await session.execute("SELECT pg_advisory_xact_lock(hashtext(\("document_sync:" + name)))")
-            if let identity = try await installed(session, schema: name) { return identity }
-            for statement in statements(schema: name) { try await session.execute(PostgresQuery(unsafeSQL: statement)) }
-            guard let identity = try await installed(session, schema: name) else {
-                throw DocumentSyncError.serverSchemaMissing(schema: name)
+        let key = "document_sync:" + name
+        try await session.execute("SELECT pg_advisory_lock(hashtext(\(key)))")
+        do {
+            let identity = try await session.transaction {
+                let found = try await installed(session, schema: name)
+                if let found, found.hasView { return found.identity }
+                let script = found == nil ? statements(schema: name) : view(schema: name)
+                for statement in script { try await session.execute(PostgresQuery(unsafeSQL: statement)) }
+                guard let made = try await installed(session, schema: name) else {
+                    throw DocumentSyncError.serverSchemaMissing(schema: name)
+                }
+                return made.identity
             }
+            try await session.execute("SELECT pg_advisory_unlock(hashtext(\(key)))")
             return identity
+        } catch {
+            // The lock goes with the session if this fails too (the connection is then closed).
+            try? await session.execute("SELECT pg_advisory_unlock(hashtext(\(key)))")
+            throw error
         }
     }
 
-    /// The server id when schema `name` exists at a version this library knows; `nil` when it is absent.
-    private static func installed(_ session: ServerSession, schema name: String) async throws -> String? {
-        let exists = try await session.single(Bool.self, "SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL") ?? false
-        guard exists else { return nil }
+    /// The server id, and whether the view exists, when schema `name` exists at a version this library
+    /// knows; `nil` when it is absent.
+    private static func installed(_ session: ServerSession, schema name: String) async throws -> (identity: String, hasView: Bool)? {
+        let exists = try await session.rows("""
+            SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL, to_regclass(\("\"\(name)\".current_documents")) IS NOT NULL
+            """, as: (Bool, Bool).self).first
+        guard let exists, exists.0 else { return nil }
         let rows = try await session.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \"\(name)\".meta"), as: (String, String).self)
         let meta = Dictionary(rows, uniquingKeysWith: { a, _ in a })
         let found = Int(meta["schema_version"] ?? "") ?? 0
         guard found <= version else { throw DocumentSyncError.serverSchemaNewer(schema: name, found: found, supported: version) }
-        // Version 1 is the first: there is nothing older to migrate from yet.
-        return meta["server_id"] ?? ""
+        return (meta["server_id"] ?? "", exists.1)
     }
 }

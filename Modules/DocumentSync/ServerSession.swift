@@ -10,6 +10,10 @@ final class ServerSession: Sendable {
     private let logger: Logger
     /// How long a statement may go without an answer before the connection is given up as broken.
     let statementTimeout: Duration
+    /// The server process serving this connection (`pg_backend_pid()`): a notification this
+    /// connection's own push sent carries it.
+    private let backend = Atomic<Int32>(0)
+    var backendPID: Int32 { backend.load(ordering: .relaxed) }
 
     private init(address: PostgresAddress, connection: PostgresConnection, logger: Logger, statementTimeout: Duration) {
         self.address = address
@@ -18,9 +22,10 @@ final class ServerSession: Sendable {
         self.statementTimeout = statementTimeout
     }
 
-    /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`.
-    static func open(_ address: PostgresAddress, connectTimeout: Duration,
-                     statementTimeout: Duration = .seconds(60)) async throws(DocumentSyncError) -> ServerSession {
+    /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`. The
+    /// connection shows as `applicationName` in `pg_stat_activity` (`document_sync` by default).
+    static func open(_ address: PostgresAddress, connectTimeout: Duration, statementTimeout: Duration = .seconds(60),
+                     applicationName: String = "document_sync") async throws(DocumentSyncError) -> ServerSession {
         do {
             let tls: PostgresConnection.Configuration.TLS
             switch address.tls {
@@ -37,9 +42,14 @@ final class ServerSession: Sendable {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
             let session = ServerSession(address: address, connection: connection, logger: logger, statementTimeout: statementTimeout)
             // The batch statements' estimated costs cross PostgreSQL's JIT threshold, and compiling them
-            // costs more than running them (it halved the insert's time in sync-bench).
+            // costs more than running them (it halved the insert's time in sync-bench). One statement
+            // sets it, names the connection for pg_stat_activity, and learns the backend's process id.
             do {
-                try await session.execute("SET jit = off", within: connectTimeout)
+                let pid = try await session.single(Int32.self, """
+                    SELECT pg_backend_pid() FROM (SELECT set_config('jit', 'off', false),
+                                                         set_config('application_name', \(applicationName), false)) AS settings
+                    """, within: connectTimeout)
+                session.backend.store(pid ?? 0, ordering: .relaxed)
             } catch {
                 // The caller never sees this session to close it.
                 await session.close()
@@ -112,11 +122,12 @@ final class ServerSession: Sendable {
     }
 
     /// The first column of the first row, or `nil` when there is no row.
-    func single<Value: PostgresDecodable & Sendable>(_ type: Value.Type, _ query: PostgresQuery) async throws(DocumentSyncError) -> Value?
+    func single<Value: PostgresDecodable & Sendable>(_ type: Value.Type, _ query: PostgresQuery,
+                                                     within limit: Duration? = nil) async throws(DocumentSyncError) -> Value?
         where Value._DecodableType == Value {
         try checkOpen()
         do {
-            return try await bounded { [connection, logger] () async throws -> Value? in
+            return try await bounded(within: limit) { [connection, logger] () async throws -> Value? in
                 for try await row in try await connection.query(query, logger: logger) {
                     return try row.decode(Value?.self)
                 }

@@ -89,6 +89,29 @@ struct BadInputTests {
         await fixture.dropSchema()
     }
 
+    @Test("a server body that is not JSON is .invalidRevision naming the server's document, not a local-store error")
+    func serverBodyNotJSON() async throws {
+        let fixture = try SyncFixture("notjson")
+        let a = try fixture.store()
+        try KillTests.write(a, prefix: "doc", count: 5)
+        try a.save(Item(identifier: "nul", body: ["t": .string("a\u{0}b")]))   // text jsonb cannot hold
+        try await fixture.sync(a).run()
+        try await fixture.execute("UPDATE S.revisions SET body = '{\"n\": 3, oops' WHERE document = 'doc-2'")
+        let b = try fixture.store()
+        await #expect { try await fixture.sync(b).run() } throws: { error in
+            guard case .invalidRevision(let identifier, _, let reason)? = error as? DocumentSyncError else { return false }
+            return identifier == "doc-2" && reason.contains("not JSON")
+        }
+        #expect(try b.rawCount("documents") == 0)
+        // The view for people still answers: the bad row has its text and no jsonb.
+        let rows = try await fixture.sql("SELECT id, body IS NULL, body_text FROM S.current_documents ORDER BY id", as: (String, Bool, String?).self)
+        #expect(rows.count == 6)
+        #expect(rows.first { $0.0 == "doc-2" }.map { $0.1 && $0.2 == "{\"n\": 3, oops" } == true)
+        #expect(rows.first { $0.0 == "nul" }.map { $0.1 && $0.2 == "{\"t\":\"a\\u0000b\"}" } == true)
+        #expect(rows.filter { !$0.1 }.count == 4)
+        await fixture.dropSchema()
+    }
+
     @Test("a corrupt local store is a typed error before anything reaches the server")
     func corruptLocalStore() async throws {
         let fixture = try SyncFixture("corrupt")

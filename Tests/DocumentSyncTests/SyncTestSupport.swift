@@ -34,9 +34,11 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     /// A new local store, with the test kinds registered.
-    func store(_ name: String? = nil) throws -> Persistence {
+    func store(_ name: String? = nil, historyLimit: Int? = nil) throws -> Persistence {
         replicaCount += 1
-        let persistence = try Persistence(configuration: PersistenceConfiguration(url: folder.file("\(name ?? "replica\(replicaCount)").sqlite")))
+        var configuration = PersistenceConfiguration(url: folder.file("\(name ?? "replica\(replicaCount)").sqlite"))
+        if let historyLimit { configuration.revisionHistoryLimit = historyLimit }
+        let persistence = try Persistence(configuration: configuration)
         persistence.register(persistableKind: Item.self)
         persistence.register(persistableKind: Counter.self)
         return persistence
@@ -72,6 +74,18 @@ final class SyncFixture: @unchecked Sendable {
         let session = try await ServerSession.open(address, connectTimeout: .seconds(60))
         try? await session.execute(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")))
         await session.close()
+    }
+
+    /// Runs one statement on the server (in this test's schema, named `S`), throwing what fails.
+    func run(_ text: String) async throws {
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(60))
+        do {
+            try await session.execute(PostgresQuery(unsafeSQL: text.replacingOccurrences(of: "S.", with: "\"\(schema)\".")))
+            await session.close()
+        } catch {
+            await session.close()
+            throw error
+        }
     }
 
     /// `SELECT count(*) FROM` the rest (in this test's schema, named `S`).
@@ -173,5 +187,43 @@ final class StatusLog: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         throw ChildProcessError(description: "no \(what) status within \(deadline); saw \(all)")
+    }
+}
+
+extension SyncFixture {
+    /// The server's documents whose row disagrees with `winner()` (the tree's winning leaf), as
+    /// `id: documents says …, the tree says …` lines (empty in a sound schema).
+    func winnerMismatches() async throws -> [String] {
+        try await sql("""
+            SELECT d.id || ': documents says ' || d.winner || ' ' || d.deleted || ', the tree says ' || coalesce(w.revision, 'nothing') || ' ' || coalesce(w.deleted::text, '')
+            FROM S.documents AS d LEFT JOIN LATERAL (SELECT * FROM S.winner(d.id)) AS w ON true
+            WHERE w.revision IS DISTINCT FROM d.winner OR w.deleted IS DISTINCT FROM d.deleted
+            ORDER BY d.id
+            """, as: String.self)
+    }
+
+    /// The server's leaves of each document, sorted, as `revision` or `revision deleted`.
+    func serverLeaves() async throws -> [String: [String]] {
+        let rows = try await sql("SELECT document, revision, deleted FROM S.revisions WHERE leaf ORDER BY document, revision",
+                                 as: (String, String, Bool).self)
+        var leaves: [String: [String]] = [:]
+        for row in rows { leaves[row.0, default: []].append(row.1 + (row.2 ? " deleted" : "")) }
+        return leaves
+    }
+}
+
+extension Persistence {
+    /// The leaves of every document of the store, sorted, as `revision` or `revision deleted`.
+    func allLeaves() throws -> [String: [String]] {
+        var leaves: [String: [String]] = [:]
+        var position: Int64 = 0
+        while true {
+            let page = try outgoing(since: position, limit: 10_000, kinds: nil)
+            for document in page.documents {
+                leaves[document.identifier] = document.leaves.map { $0.revision + ($0.deleted ? " deleted" : "") }.sorted()
+            }
+            position = page.lastSequence
+            if !page.hasMore { return leaves }
+        }
     }
 }

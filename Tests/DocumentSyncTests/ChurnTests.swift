@@ -1,0 +1,231 @@
+@testable import DocumentSync
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import Testing
+import TestSupport
+
+/// Many replicas working at once: the standing test for the class of bug that only concurrency shows.
+///
+/// Four `sync-churn` processes (one of them a continuous replicator) edit twelve shared documents and
+/// thirty private ones each, and push, pull and run at random moments, all at the same time, with a
+/// resolver that merges while the app saves; the test SIGKILLs and restarts them at random moments and
+/// crashes the server (`pg_ctl stop -m immediate`) now and then. After everything settles it checks:
+/// - the server and every replica hold the same documents, leaves, winners and bodies;
+/// - `documents` equals `winner()` on the server, and each replica's current revision is its tree's winner;
+/// - every write a process reported committed is the winner or in the history of a leaf (unless the
+///   tombstone purge removed its document, which must then have had no live leaf);
+/// - a deletion is never undone by an older revision (the winner is never an ancestor of a deletion);
+/// - no feed lists a revision twice, and no replica process died on its own (a trap, a crash).
+///
+/// `ci/test` runs it for about 45 s; `ci/sync-campaign MINUTES` as long as asked
+/// (`TOOLKIT_CHURN_SECONDS`; `TOOLKIT_CHURN_SEED` replays a seed's schedule of kills and edits).
+@Suite("churn", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct ChurnTests {
+    @Test("four replica processes at once, killed, restarted and through server crashes: they converge and lose nothing committed")
+    func churn() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = Int(environment["TOOLKIT_CHURN_SECONDS"] ?? "") ?? 45
+        let seed = UInt64(environment["TOOLKIT_CHURN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
+        print("churn seed \(seed), \(seconds) s")
+        try await OwnCluster.with { cluster in
+            let churn = try SyncChurn(cluster: cluster, seed: seed)
+            try await churn.run(seconds: seconds)
+            try await churn.settleAndCheck()
+        }
+    }
+}
+
+/// The churn's driver: its replicas, its schedule of faults, and the checks.
+final class SyncChurn {
+    let cluster: OwnCluster
+    let fixture: SyncFixture
+    let url: String
+    let program: URL
+    var random: SeededGenerator
+    let replicaCount = 4
+    private var children: [ChildProcess?]
+    private var lifetimes = 0
+    /// Every line every replica process printed, and how the ones that ended on their own ended.
+    private var lines: [String] = []
+    private var unexpectedEnds: [String] = []
+    private(set) var kills = 0
+    private(set) var serverCrashes = 0
+
+    init(cluster: OwnCluster, seed: UInt64) throws {
+        self.cluster = cluster
+        fixture = try SyncFixture("churn", address: cluster.address)
+        url = try String(contentsOfFile: cluster.folder + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        program = try ChildProcess.builtProgram("sync-churn")
+        random = SeededGenerator(seed: seed)
+        children = Array(repeating: nil, count: replicaCount)
+    }
+
+    func storePath(_ index: Int) -> String { fixture.folder.file("replica\(index).sqlite").path }
+
+    private func start(_ index: Int) throws {
+        lifetimes += 1
+        var environment = ProcessInfo.processInfo.environment
+        environment["TOOLKIT_POSTGRES_URL"] = url
+        let seed = random.next()
+        var arguments = [storePath(index), fixture.schema, String(index), String(seed)]
+        if index == replicaCount - 1 { arguments.append("continuous") }
+        children[index] = try ChildProcess.start(program, arguments, environment: environment)
+    }
+
+    /// Reads what the replicas printed, and notes any that ended without being killed.
+    private func collect() {
+        for index in children.indices {
+            guard let child = children[index] else { continue }
+            child.poll()
+            if let end = child.termination {
+                unexpectedEnds.append("replica \(index) ended on its own (\(end)): \(child.standardError.suffix(2000))")
+                lines += child.outputLines
+                children[index] = nil
+                try? start(index)
+            }
+        }
+    }
+
+    private func kill(_ index: Int) async throws {
+        guard let child = children[index] else { return }
+        child.kill(SIGKILL)
+        let end = try await child.waitForExit(deadline: .now + .seconds(60))
+        if end != .signaled(SIGKILL) {
+            unexpectedEnds.append("replica \(index) ended on its own (\(end)) before the kill: \(child.standardError.suffix(2000))")
+        }
+        lines += child.outputLines
+        children[index] = nil
+        kills += 1
+    }
+
+    /// The churn itself: replicas running at once, SIGKILLed and restarted at random moments, and a
+    /// server crash about every 25 s.
+    func run(seconds: Int) async throws {
+        // The schema first, and an audit of every document the purge removes.
+        try await fixture.sync(try fixture.store("creator")).run()
+        try await fixture.run("CREATE TABLE S.purge_audit (id text, deleted boolean, live_leaf boolean, at timestamptz DEFAULT clock_timestamp())")
+        try await fixture.run("""
+            CREATE FUNCTION S.audit_purge() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO S.purge_audit(id, deleted, live_leaf) VALUES (OLD.id, OLD.deleted,
+                    EXISTS (SELECT 1 FROM S.revisions AS r WHERE r.document = OLD.id AND r.leaf AND NOT r.deleted));
+                RETURN OLD;
+            END $$
+            """)
+        try await fixture.run("CREATE TRIGGER audit_purge BEFORE DELETE ON S.documents FOR EACH ROW EXECUTE FUNCTION S.audit_purge()")
+        for index in 0..<replicaCount { try start(index) }
+        let end = ContinuousClock.now + .seconds(seconds)
+        var nextCrash = ContinuousClock.now + .seconds(random.int(in: 15...30))
+        var nextKill = ContinuousClock.now + .milliseconds(random.int(in: 300...3000))
+        while ContinuousClock.now < end {
+            collect()
+            if ContinuousClock.now >= nextKill {
+                let index = random.int(in: 0...(replicaCount - 1))
+                try await kill(index)
+                try start(index)
+                nextKill = ContinuousClock.now + .milliseconds(random.int(in: 300...3000))
+            }
+            if ContinuousClock.now >= nextCrash {
+                try await cluster.crash()
+                serverCrashes += 1
+                try await Task.sleep(for: .milliseconds(random.int(in: 100...2000)))
+                try await cluster.restart()
+                nextCrash = ContinuousClock.now + .seconds(random.int(in: 20...30))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        for index in 0..<replicaCount { try await kill(index) }
+    }
+
+    /// Every key of every branch, as the replicas' resolver merges.
+    static func union(_ conflict: DocumentSync.Conflict) -> JSON {
+        var merged: [String: JSON] = [:]
+        for other in conflict.others { if case .object(let fields) = other { merged.merge(fields) { a, _ in a } } }
+        if case .object(let fields) = conflict.current { merged.merge(fields) { _, b in b } }
+        return .object(merged)
+    }
+
+    func settleAndCheck() async throws {
+        let committed = lines.filter { $0.hasPrefix("committed ") }.map { $0.split(separator: " ").map(String.init) }
+        let syncErrors = lines.filter { $0.hasPrefix("sync-error") || $0.hasPrefix("edit-error") || $0.hasPrefix("fatal") }
+        let conflictsResolved = lines.filter { $0.contains("resolved") }.count
+        // Settle: each replica in turn, with the same resolver and no purge, until a round changes nothing.
+        let stores = try (0..<replicaCount).map { index in
+            let store = try Persistence(configuration: PersistenceConfiguration(url: URL(fileURLWithPath: storePath(index))))
+            store.register(persistableKind: Item.self)
+            return store
+        }
+        var rounds = 0
+        while true {
+            rounds += 1
+            var changed = false
+            for store in stores {
+                let report = try await fixture.sync(store) { configuration in
+                    configuration.tombstoneRetention = nil
+                    configuration.conflictResolver = { .merge(Self.union($0)) }
+                }.run()
+                if report.pushedRevisions + report.pulledRevisions + report.resolvedConflicts > 0 { changed = true }
+            }
+            if !changed || rounds == 12 { break }
+        }
+        print("""
+            churn: \(lifetimes) replica lifetimes, \(kills) SIGKILLs, \(serverCrashes) server crashes, \(committed.count) writes reported committed, \
+            \(conflictsResolved) synchronizations that resolved conflicts, settled in \(rounds) rounds
+            """)
+        #expect(rounds < 12, "the replicas did not settle")
+        #expect(unexpectedEnds.isEmpty, "\(unexpectedEnds.count) replica processes ended on their own: \(unexpectedEnds.prefix(3))")
+        #expect(syncErrors.isEmpty, "\(syncErrors.count) errors retrying cannot fix: \(syncErrors.prefix(5))")
+
+        // The same documents, leaves, winners and bodies everywhere.
+        let serverLeaves = try await fixture.serverLeaves()
+        let server = try await fixture.sql("SELECT d.id, d.winner, d.deleted, coalesce(r.body, '') FROM S.documents AS d JOIN S.revisions AS r ON r.document = d.id AND r.revision = d.winner",
+                                           as: (String, String, Bool, String).self)
+        let serverWinners = Dictionary(uniqueKeysWithValues: server.map { ($0.0, $0.1 + ($0.2 ? " deleted" : "")) })
+        let serverBodies = Dictionary(uniqueKeysWithValues: server.filter { !$0.2 }.map { ($0.0, $0.3) })
+        #expect(try await fixture.winnerMismatches().isEmpty)
+        for (index, store) in stores.enumerated() {
+            #expect(try store.allLeaves() == serverLeaves, "replica \(index)'s leaves differ from the server's")
+            #expect(try store.winners() == serverWinners, "replica \(index)'s winners differ from the server's")
+            #expect(try store.repeatedFeedEntries() == 0, "replica \(index) lists a revision twice in its feed")
+            for (identifier, text) in serverBodies {
+                let local = try store.snapshot(identifier)?.body
+                #expect(local == (try JSON(parsing: text, identifier: identifier)), "replica \(index): \(identifier)'s body")
+            }
+            // Each replica's current revision is its own tree's winner by the shared rule.
+            for identifier in serverLeaves.keys {
+                let branches = try store.branches(of: identifier)
+                let best = branches.max { Revision.beats(($1.revision, $1.deleted), ($0.revision, $0.deleted)) }
+                #expect(branches.first(where: \.isCurrent)?.revision == best?.revision, "replica \(index): \(identifier)'s current revision is not its winner")
+            }
+        }
+
+        // Nothing the purge removed had a live leaf; nothing committed is lost; no deletion is undone.
+        let audit = try await fixture.sql("SELECT id, live_leaf FROM S.purge_audit", as: (String, Bool).self)
+        #expect(audit.filter(\.1).isEmpty, "the purge removed documents with a live leaf: \(audit.filter(\.1).prefix(5))")
+        let purged = Set(audit.map(\.0))
+        let reference = stores[0]
+        var histories: [String: Set<String>] = [:]
+        var lost: [String] = []
+        var undone: [String] = []
+        for write in committed where write.count == 4 && !purged.contains(write[1]) {
+            let (identifier, revision, deleted) = (write[1], write[2], write[3] == "1")
+            if histories[identifier] == nil {
+                var all = Set<String>()
+                for leaf in try reference.branches(of: identifier) {
+                    all.formUnion(try reference.history(of: identifier, revision: leaf.revision))
+                }
+                histories[identifier] = all
+            }
+            guard histories[identifier]!.contains(revision) else { lost.append("\(identifier) \(revision)"); continue }
+            if deleted, let winner = try reference.branches(of: identifier).first(where: \.isCurrent), !winner.deleted,
+               try reference.history(of: identifier, revision: revision).dropFirst().contains(winner.revision) {
+                undone.append("\(identifier): deletion \(revision) undone by its ancestor \(winner.revision)")
+            }
+        }
+        print("churn: \(committed.count) committed writes checked (\(purged.count) documents purged on the server), \(lost.count) lost, \(undone.count) deletions undone")
+        #expect(lost.isEmpty, "committed writes in no replica's history: \(lost.prefix(5))")
+        #expect(undone.isEmpty, "\(undone.prefix(5))")
+        await fixture.dropSchema()
+    }
+}

@@ -1,0 +1,137 @@
+@testable import DocumentSync
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import Testing
+import TestSupport
+
+/// Histories longer than the revision history limit (20 here, on every side). The invariants: a chain
+/// of edits stays one branch however long it is, a deletion is never undone by an older revision, and
+/// the server and every replica end with the same leaves, each revision listed once in each feed.
+@Suite("histories past the limit", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct LongHistoryTests {
+    static let limit = 20
+
+    static func sync(_ fixture: SyncFixture, _ store: Persistence) async throws {
+        try await fixture.sync(store) { $0.revisionHistoryLimit = Self.limit }.run()
+    }
+
+    static func edit(_ store: Persistence, _ identifier: String, times: Int, tag: String) throws {
+        for step in 0..<times {
+            let item = try #require(try store.load(Item.self, identifier))
+            item.body = ["tag": .string(tag), "step": .integer(Int64(step))]
+            try store.save(item)
+        }
+    }
+
+    @Test("25 offline edits on one replica: one leaf everywhere, not a phantom conflict with the first revision")
+    func longChainIsOneBranch() async throws {
+        let fixture = try SyncFixture("longchain")
+        let a = try fixture.store("a", historyLimit: Self.limit)
+        let b = try fixture.store("b", historyLimit: Self.limit)
+        try a.save(Item(identifier: "doc", body: ["tag": "first"]))
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        try Self.edit(b, "doc", times: 25, tag: "b")
+        try await Self.sync(fixture, b)
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        let server = try await fixture.serverLeaves()
+        #expect(server["doc"]?.count == 1, "server leaves: \(server["doc"] ?? [])")
+        for store in [a, b] {
+            let branches = try store.branches(of: "doc").map(\.revision)
+            #expect(branches.count == 1, "\(branches)")
+            #expect(try store.load(Item.self, "doc")?.body == ["tag": "b", "step": 24])
+        }
+        #expect(try await fixture.winnerMismatches().isEmpty)
+        await fixture.dropSchema()
+    }
+
+    @Test("25 edits then a deletion on one replica; a replica behind with an unrelated change pulls and pushes: the document stays deleted everywhere")
+    func deletionPastTheLimitStays() async throws {
+        let fixture = try SyncFixture("longdelete")
+        let a = try fixture.store("a", historyLimit: Self.limit)
+        let b = try fixture.store("b", historyLimit: Self.limit)
+        try a.save(Item(identifier: "doc", body: ["tag": "first"]))
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        try Self.edit(a, "doc", times: 25, tag: "a")
+        try a.delete(try #require(try a.load(Item.self, "doc")))
+        try await Self.sync(fixture, a)
+        try b.save(Item(identifier: "unrelated", body: ["from": "b"]))
+        try await Self.sync(fixture, b)
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        for store in [a, b] {
+            #expect(try store.load(Item.self, "doc") == nil, "the first body came back")
+            #expect(try store.branches(of: "doc").filter { !$0.deleted }.isEmpty)
+        }
+        let server = try await fixture.sql("SELECT deleted FROM S.documents WHERE id = 'doc'", as: Bool.self)
+        #expect(server == [true])
+        #expect(try await fixture.count("S.revisions WHERE document = 'doc' AND leaf AND NOT deleted") == 0)
+        await fixture.dropSchema()
+    }
+
+    @Test("an old revision pushed after the server pruned past it stays superseded")
+    func oldRevisionPushedLate() async throws {
+        let fixture = try SyncFixture("latepush")
+        let a = try fixture.store("a", historyLimit: Self.limit)
+        let b = try fixture.store("b", historyLimit: Self.limit)
+        try a.save(Item(identifier: "doc", body: ["tag": "first"]))
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        // b edits once offline (generation 2); a edits 30 times and deletes, and pushes first.
+        try Self.edit(b, "doc", times: 1, tag: "b")
+        try Self.edit(a, "doc", times: 30, tag: "a")
+        try a.delete(try #require(try a.load(Item.self, "doc")))
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        try await Self.sync(fixture, a)
+        for store in [a, b] { #expect(try store.load(Item.self, "doc") == nil) }
+        #expect(try await fixture.count("S.revisions WHERE document = 'doc' AND leaf AND NOT deleted") == 0)
+        #expect(try a.allLeaves() == b.allLeaves())
+        await fixture.dropSchema()
+    }
+
+    @Test("documents edited past generation 70 with branches on three replicas: the same leaves everywhere, each revision once in each feed")
+    func heavilyEditedBranches() async throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("long history seed \(seed)")
+        var random = SeededGenerator(seed: seed)
+        let fixture = try SyncFixture("heavy")
+        let replicas = try (0..<3).map { try fixture.store("r\($0)", historyLimit: Self.limit) }
+        let identifiers = (0..<4).map { "heavy-\($0)" }
+        try replicas[0].transaction { store in
+            for identifier in identifiers { try store.save(Item(identifier: identifier, body: ["tag": "first"])) }
+        }
+        for replica in replicas { try await Self.sync(fixture, replica) }
+        for round in 0..<12 {
+            for (index, replica) in replicas.enumerated() {
+                for identifier in identifiers where random.int(in: 0...1) == 0 {
+                    let times = random.int(in: 1...9)
+                    if try replica.load(Item.self, identifier) == nil {
+                        try replica.save(Item(identifier: identifier, body: ["tag": "again", "by": .integer(Int64(index))]))
+                    } else if random.int(in: 0...15) == 0 {
+                        try replica.delete(try #require(try replica.load(Item.self, identifier)))
+                    } else {
+                        try Self.edit(replica, identifier, times: times, tag: "r\(index)-\(round)")
+                    }
+                }
+            }
+            for index in Array(0..<3).shuffled(using: &random) where random.int(in: 0...2) > 0 {
+                try await Self.sync(fixture, replicas[index])
+            }
+        }
+        for _ in 0..<2 { for replica in replicas { try await Self.sync(fixture, replica) } }
+        let generations = try replicas[0].branches(of: identifiers[0]).compactMap { Revision.generation(of: $0.revision) }
+        print("heavy: generations of \(identifiers[0])'s leaves: \(generations)")
+        let server = try await fixture.serverLeaves()
+        for (index, replica) in replicas.enumerated() {
+            let leaves = try replica.allLeaves()
+            #expect(leaves == server, "replica \(index) leaves differ from the server's")
+            #expect(try replica.repeatedFeedEntries() == 0, "replica \(index) lists a revision twice")
+        }
+        #expect(try await fixture.winnerMismatches().isEmpty)
+        await fixture.dropSchema()
+    }
+}
