@@ -105,6 +105,10 @@ public final class ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        // Nothing else crosses: a socket another thread opened without close-on-exec (NIO's connections
+        // to PostgreSQL) would otherwise live on in the child, and in a daemon it leaves behind (a
+        // PostgreSQL server started through ci/postgres), so closing it here would never end it.
+        closeFrom(3, in: &actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -141,6 +145,17 @@ public final class ChildProcess {
         }
         for fd in [outPipe[0], errPipe[0]] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         return ChildProcess(pid: pid, commandLine: commandLine, outFD: outPipe[0], errFD: errPipe[0])
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift does not
+    /// import: found at run time, and skipped where the C library lacks it.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
+    private static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom { _ = addCloseFrom(&actions, lowest) }
     }
 
     private static func failure(_ operation: String, _ commandLine: [String]) -> ChildProcessError {
