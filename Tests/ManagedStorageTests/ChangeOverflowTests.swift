@@ -22,7 +22,7 @@ import TestSupport
         for id in 1...Int64(Self.burstPastTheBuffer) {
             try manager.writeAndWait { storage in _ = insertOrder(storage, id: id) }
         }
-        #expect(await settle(controller, manager))
+        #expect(await settle(controller, manager, timeout: .seconds(300)))
         let expected = try ResultsControllerTests.freshFetch(manager, sectioned: false, predicate: nil,
                                                              sort: [SortDescriptor(\.orderID)], limit: nil)
         #expect(controller.numberOfObjects == Self.burstPastTheBuffer,
@@ -105,7 +105,7 @@ import TestSupport
                     }
                 }
             }
-            #expect(await settle(controller, manager), "burst \(burst), seed \(rng.seed): the controller did not catch up")
+            #expect(await settle(controller, manager, timeout: .seconds(300)), "burst \(burst), seed \(rng.seed): the controller did not catch up")
             let expected = try ResultsControllerTests.freshFetch(manager, sectioned: true, predicate: predicate, sort: sort, limit: nil)
             #expect(TableSnapshot(controller) == expected, "burst \(burst) of \(size) commits, seed \(rng.seed)")
             for batch in recorder.take() {
