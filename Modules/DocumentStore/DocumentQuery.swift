@@ -56,7 +56,7 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     /// The matching objects, through the identity map (an object already alive is returned as is).
     public func fetch() throws -> [T] {
         try snapshots().map { snapshot in
-            if let cached = persistence.identityMap.object(snapshot.identifier), let typed = cached as? T { return typed }
+            if let cached = persistence.cachedObject(snapshot.identifier), let typed = cached as? T { return typed }
             let row = Persistence.StoredRow(kind: snapshot.kind, revision: snapshot.revision, deleted: false,
                                             body: snapshot.body.canonicalText)
             return try persistence.makeObject(row, identifier: snapshot.identifier, as: T.self, replacing: false)

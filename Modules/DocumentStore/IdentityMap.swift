@@ -84,20 +84,27 @@ final class IdentityMap: @unchecked Sendable {
     }
 
     /// Records that `object` was saved (or deleted) at `revision`: it becomes the map's instance.
-    func recordSaved(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
-        lock.withLock { record(object, identifier: identifier, revision: revision, deleted: deleted) }
-    }
-
-    /// ``recordSaved(_:identifier:revision:deleted:)`` for every object a transaction wrote, under one lock.
-    func recordSaved(_ written: some Sequence<(identifier: String, object: AnyObject, revision: String, deleted: Bool)>) {
-        lock.withLock {
-            for item in written { record(item.object, identifier: item.identifier, revision: item.revision, deleted: item.deleted) }
-        }
-    }
-
     private func record(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
         entries[identifier] = Entry(object: object, revision: revision, deleted: deleted)
-        sweepIfLarge()
+    }
+
+    /// Takes in what a committed transaction loaded, refreshed and saved, under one lock: loads yield
+    /// to a live instance another thread loaded meanwhile, refreshes replace, and saves (recorded last)
+    /// win over both.
+    func commit(loaded: some Sequence<(identifier: String, loaded: WriteContext.Loaded)>,
+                written: some Sequence<(identifier: String, object: AnyObject, revision: String, deleted: Bool)>) {
+        lock.withLock {
+            for (identifier, item) in loaded {
+                if item.replacing {
+                    entries[identifier] = item.object.map { Entry(object: $0, revision: item.revision) }
+                } else if let object = item.object {
+                    if let entry = entries[identifier], !entry.deleted, entry.object != nil { continue }
+                    entries[identifier] = Entry(object: object, revision: item.revision)
+                }
+            }
+            for item in written { record(item.object, identifier: item.identifier, revision: item.revision, deleted: item.deleted) }
+            sweepIfLarge()
+        }
     }
 
     /// Replaces whatever instance `identifier` had with `object` (a refresh), or removes it.

@@ -76,7 +76,7 @@ public final class Persistence: Sendable {
     ///   and whatever `init?(with:from:)` throws.
     public func load<T: Persistable>(_ identifier: String?) throws -> T? {
         guard let identifier else { return nil }
-        if let cached = identityMap.object(identifier) {
+        if let cached = cachedObject(identifier) {
             guard let typed = cached as? T else {
                 throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: cached))
             }
@@ -96,14 +96,21 @@ public final class Persistence: Sendable {
     }
 
     /// Whether an instance for `identifier` is alive in the identity map.
+    ///
+    /// Inside a ``transaction(_:)``, the objects it saved, loaded or refreshed count (they enter the
+    /// map when it commits); outside, only committed ones do.
     public func isCached(identifier: String) -> Bool {
-        identityMap.contains(identifier)
+        cachedObject(identifier) != nil
     }
 
     /// The revision `object` was loaded or last saved at; `nil` for an object the store has not seen
     /// (or that another instance replaced).
+    ///
+    /// Inside a ``transaction(_:)`` this is the revision the object has in it; if the transaction rolls
+    /// back, the object keeps the revision it had before.
     public func revision(of object: some Persistable) -> String? {
-        identityMap.revision(of: object, identifier: object.identifier)
+        if let context = currentContext() { return context.revision(of: object, identifier: object.identifier) }
+        return identityMap.revision(of: object, identifier: object.identifier)
     }
 
     /// A fresh instance of the document `object` was loaded from, at its current revision; `object`
@@ -112,10 +119,10 @@ public final class Persistence: Sendable {
     public func refresh<T: Persistable>(_ object: T) throws -> T? {
         let identifier = object.identifier
         guard let row = try readDocument(identifier), !row.deleted else {
-            identityMap.replace(identifier, with: nil, revision: "")
+            replaceCached(identifier, with: nil, revision: "")
             return nil
         }
-        if identityMap.revision(of: object, identifier: identifier) == row.revision { return object }
+        if revision(of: object) == row.revision { return object }
         return try makeObject(row, identifier: identifier, as: T.self, replacing: true)
     }
 
@@ -193,6 +200,11 @@ public final class Persistence: Sendable {
 
     /// Runs `body` in one write transaction: every save and delete in it commits together, or none
     /// does when it throws. Inside another transaction of this store, `body` joins it.
+    ///
+    /// Inside it, a load or query of an object saved (or loaded) earlier in it returns that same
+    /// instance. What it saves, loads and refreshes enters the identity map only when it commits: after
+    /// a rollback no instance of a document it wrote is served, and saved objects keep the revisions
+    /// they had before it.
     @discardableResult
     public func transaction<R>(_ body: (Persistence) throws -> R) throws -> R {
         if currentContext() != nil { return try body(self) }
@@ -202,11 +214,9 @@ public final class Persistence: Sendable {
             finished = context
             return try WriteContext.$current.withValue(context) { try body(self) }
         }
-        if let finished, finished.didWrite || !finished.written.isEmpty {
-            identityMap.recordSaved(finished.written.lazy.map { identifier, written in
-                (identifier: identifier, object: written.object, revision: written.revision, deleted: written.deleted)
-            })
-            hub.notify()
+        if let finished {
+            finished.publish()
+            if finished.didWrite { hub.notify() }
         }
         return result
     }
@@ -216,6 +226,29 @@ public final class Persistence: Sendable {
     func currentContext() -> WriteContext? {
         guard let context = WriteContext.current, context.persistence === self else { return nil }
         return context
+    }
+
+    /// The live instance for `identifier` as the caller sees it: inside a transaction, the one it
+    /// saved, loaded or refreshed (or none, when it deleted the document), else the shared map's.
+    func cachedObject(_ identifier: String) -> AnyObject? {
+        if let context = currentContext() {
+            switch context.cached(identifier) {
+            case .object(let object): return object
+            case .none: return nil
+            case .unknown: break
+            }
+        }
+        return identityMap.object(identifier)
+    }
+
+    /// Puts a fresh instance in place of `identifier`'s (nil removes it): in the transaction, which
+    /// publishes it on commit, or at once outside one.
+    private func replaceCached(_ identifier: String, with object: AnyObject?, revision: String) {
+        if let context = currentContext() {
+            context.replace(identifier, with: object, revision: revision)
+        } else {
+            identityMap.replace(identifier, with: object, revision: revision)
+        }
     }
 
     /// Runs `body` on the current transaction's connection, or on a reader.
@@ -257,10 +290,11 @@ public final class Persistence: Sendable {
         guard let object = made else { throw DocumentStoreError.documentRejected(identifier: identifier, kind: row.kind) }
         object.identifier = identifier
         if replacing {
-            identityMap.replace(identifier, with: object, revision: row.revision)
+            replaceCached(identifier, with: object, revision: row.revision)
             return object
         }
-        let shared = identityMap.insertLoaded(object, identifier: identifier, revision: row.revision)
+        let shared = currentContext()?.insertLoaded(object, identifier: identifier, revision: row.revision)
+            ?? identityMap.insertLoaded(object, identifier: identifier, revision: row.revision)
         guard let typed = shared as? T else {
             throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: shared))
         }

@@ -13,6 +13,15 @@ final class WriteContext: @unchecked Sendable {
         var deleted: Bool
     }
 
+    /// An object this transaction loaded or refreshed; `object` is nil when a refresh found the
+    /// document deleted (the identifier then has no instance).
+    struct Loaded {
+        let object: AnyObject?
+        let revision: String
+        /// A refresh: at commit it replaces whatever instance the map has, instead of yielding to it.
+        let replacing: Bool
+    }
+
     @TaskLocal static var current: WriteContext?
 
     let persistence: Persistence
@@ -21,6 +30,11 @@ final class WriteContext: @unchecked Sendable {
     var visited: Set<String> = []
     /// What this transaction wrote, by identifier.
     var written: [String: Written] = [:]
+    /// What this transaction loaded or refreshed, by identifier. Kept out of the shared identity map
+    /// until the transaction commits (a rollback must not leave behind instances of documents, or
+    /// revisions, that were never committed), and held strongly until then so a second load in the
+    /// transaction finds the same instance.
+    var loaded: [String: Loaded] = [:]
     /// The type registered last in this transaction (saving registers its object's type).
     var lastRegistered: ObjectIdentifier?
     /// Whether anything was written (documents, or foreign revisions by a replicator).
@@ -47,12 +61,7 @@ final class WriteContext: @unchecked Sendable {
     @discardableResult
     func put(_ object: AnyObject, identifier: String, kind: String, text: String, body: JSON?,
              deleted: Bool) throws(DocumentStoreError) -> String {
-        let base: String?
-        if let prior = written[identifier], prior.object === object {
-            base = prior.revision
-        } else {
-            base = persistence.identityMap.revision(of: object, identifier: identifier)
-        }
+        let base = revision(of: object, identifier: identifier)
         let revision: String
         if base == nil, let inserted = try insertNew(identifier: identifier, kind: kind, text: text, deleted: deleted) {
             revision = inserted
@@ -60,7 +69,63 @@ final class WriteContext: @unchecked Sendable {
             revision = try update(identifier: identifier, kind: kind, text: text, body: body, deleted: deleted, base: base)
         }
         written[identifier] = Written(object: object, revision: revision, deleted: deleted)
+        didWrite = true
         return revision
+    }
+
+    // MARK: The transaction's view of the identity map
+
+    /// What the identity map will hold for `identifier` if this transaction commits.
+    enum Cached {
+        /// The transaction decided nothing about it: ask the shared map.
+        case unknown
+        /// The instance for it (saved, loaded or refreshed in this transaction).
+        case object(AnyObject)
+        /// No instance: deleted, or a refresh found it deleted, in this transaction. Read the document.
+        case none
+    }
+
+    /// The instance this transaction saved, loaded or refreshed for `identifier`.
+    func cached(_ identifier: String) -> Cached {
+        if let prior = written[identifier] { return prior.deleted ? .none : .object(prior.object) }
+        if let prior = loaded[identifier] { return prior.object.map { .object($0) } ?? .none }
+        return .unknown
+    }
+
+    /// The revision `object` has in this transaction: the one it was written or loaded at in it, else
+    /// the one the shared map gives it (unless this transaction gave its identifier another instance).
+    func revision(of object: AnyObject, identifier: String) -> String? {
+        if let prior = written[identifier] { return prior.object === object ? prior.revision : nil }
+        if let prior = loaded[identifier] { return prior.object === object ? prior.revision : nil }
+        return persistence.identityMap.revision(of: object, identifier: identifier)
+    }
+
+    /// Records a freshly built instance of `identifier`; another live instance (this transaction's, or
+    /// a committed one) wins and is returned, as in the shared map.
+    func insertLoaded(_ object: AnyObject, identifier: String, revision: String) -> AnyObject {
+        switch cached(identifier) {
+        case .object(let existing): return existing
+        case .none: break
+        case .unknown: if let existing = persistence.identityMap.object(identifier) { return existing }
+        }
+        loaded[identifier] = Loaded(object: object, revision: revision, replacing: false)
+        return object
+    }
+
+    /// Records a refresh: `object` (nil for a deleted document) replaces the identifier's instance.
+    func replace(_ identifier: String, with object: AnyObject?, revision: String) {
+        // The refresh read the document as this transaction left it, so it supersedes what was written.
+        written[identifier] = nil
+        loaded[identifier] = Loaded(object: object, revision: revision, replacing: true)
+    }
+
+    /// Moves what this transaction saved, loaded and refreshed into the shared map: called once it
+    /// committed, never when it rolled back.
+    func publish() {
+        persistence.identityMap.commit(loaded: loaded.lazy.map { (identifier: $0.key, loaded: $0.value) },
+                                       written: written.lazy.map { identifier, written in
+            (identifier: identifier, object: written.object, revision: written.revision, deleted: written.deleted)
+        })
     }
 
     /// Inserts a document that does not exist yet; `nil` when it does (the caller then updates it).

@@ -13,6 +13,8 @@ protocol DocumentBackend: AnyObject, Sendable {
     func write(_ data: Data) throws(FileStorageError)
     /// Removes the file; a missing file is not an error.
     func remove() throws(FileStorageError)
+    /// Whether the file exists now (asked before locking to remove it, so a missing one costs no lock file).
+    func exists() -> Bool
     /// Renames the file aside (`<name>.<label>-<timestamp>`); returns its new URL.
     func moveAside(label: String) throws(FileStorageError) -> URL
     /// Makes the folder, before the first write; returns whether the monitor was replaced.
@@ -54,9 +56,10 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
         try DurableFile.write(data, to: url, announcingTo: monitor.ownWriteCounter)
     }
     func remove() throws(FileStorageError) {
-        guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { return }
+        guard DurableFile.entryExists(atPath: path) else { return }
         try DurableFile.remove(url)
     }
+    func exists() -> Bool { DurableFile.entryExists(atPath: path) }
     func moveAside(label: String) throws(FileStorageError) -> URL { try DurableFile.moveAside(url, label: label) }
 
     /// Creates the folder, and switches the monitor to inotify once it can watch it (inotify needs
@@ -105,6 +108,7 @@ final class MemoryDocumentBackend: DocumentBackend {
     func remove() throws(FileStorageError) {
         if folder.contents(of: fileName) != nil { folder.setContents(nil, of: fileName) }
     }
+    func exists() -> Bool { folder.contents(of: fileName) != nil }
 
     func moveAside(label: String) throws(FileStorageError) -> URL {
         let base = "\(fileName).\(label)-\(DurableFile.timestamp())"

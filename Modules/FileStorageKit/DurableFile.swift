@@ -172,6 +172,13 @@ public enum DurableFile {
         }
     }
 
+    /// Whether there is a directory entry at `path` (a symbolic link counts, even a dangling one): what
+    /// a remove would unlink. Asked before taking a lock, so removing a missing file writes nothing.
+    static func entryExists(atPath path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     /// Removes the file durably; a missing file is not an error.
     public static func remove(_ url: URL) throws(FileStorageError) {
         if unlink(url.path) != 0 && errno != ENOENT {

@@ -392,8 +392,13 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         }
     }
 
-    /// Removes the file under the lock; a missing file is not an error.
+    /// Removes the file under the lock; a missing file is not an error, and removing one writes
+    /// nothing (no lock file), so it works in a folder this process may not write to.
     public func remove() throws(FileStorageError) {
+        guard backend.exists() else {
+            state.withLock { cache = nil }
+            return
+        }
         try withLockTyped { () throws(FileStorageError) in
             try backend.remove()
             state.withLock { cache = nil }

@@ -29,9 +29,10 @@ extension PlistFileStorage {
             }
         }
 
-        /// `deleteFile(at:)`, waiting for the lock without holding a thread.
+        /// `deleteFile(at:)`, waiting for the lock without holding a thread; a missing file is not an
+        /// error and writes nothing.
         public func deleteFile(at fileURL: URL) async throws {
-            guard FileManager.default.fileExists(atPath: fileURL.deletingLastPathComponent().path) else { return }
+            guard DurableFile.entryExists(atPath: fileURL.path) else { return }
             try await FileLock.withExclusiveLock(for: fileURL, timeout: storage.lockTimeout) { () async throws in
                 try DurableFile.remove(fileURL)
             }

@@ -45,8 +45,13 @@ public struct PlistFileStorage: FileStorage, Sendable {
         }
     }
 
+    /// Removes the file durably, under its lock. A missing file is not an error, and removing one
+    /// writes nothing: no lock file, so it works in a folder this process may not write to. The lock
+    /// file of a file that existed stays (see `FileLock`).
     public func deleteFile(at fileURL: URL) throws {
-        guard FileManager.default.fileExists(atPath: fileURL.deletingLastPathComponent().path) else { return }
+        // Without the file there is nothing to exclude anyone from; a write racing with this call
+        // simply comes after it.
+        guard DurableFile.entryExists(atPath: fileURL.path) else { return }
         try FileLock.withExclusiveLock(for: fileURL, timeout: lockTimeout) {
             try DurableFile.remove(fileURL)
         }

@@ -205,7 +205,7 @@ final class ResultsEngine {
     func apply(_ changes: StorageChanges, _ context: StorageContext) throws(StorageError) -> EngineChanges? {
         let ids = changes.objects(of: schema.name)
         // Which rows changed is unknown (or the held rows are in doubt): fetch them all again.
-        let unknown = changes.fromAnotherProcess || !changes.resetEntities.isEmpty || needsRefetch
+        let unknown = changes.fromAnotherProcess || changes.overflowed || !changes.resetEntities.isEmpty || needsRefetch
         if ids.isEmpty && !unknown { return nil }
         // With a limit, a row leaving the first N lets one in from beyond them: refetch too.
         if unknown || query.fetchLimit != nil { return try refetch(context) }

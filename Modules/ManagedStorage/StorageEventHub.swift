@@ -3,7 +3,21 @@ import Synchronization
 
 /// Where a manager's errors, changes and resets go: a handler, any number of async streams, and
 /// standard error when nothing listens for errors.
+///
+/// Change streams never lose a change: each has a ``ChangeMailbox`` that, when its consumer falls
+/// more than ``changeBufferCapacity`` changes behind, folds what waits into one
+/// ``StorageChanges/overflowed`` change (refetch). Error and reset streams keep the newest 1,000 errors
+/// and 100 resets: an error report may be lost to a consumer that far behind, a reset never is (the
+/// newest one stands for the others, and the change stream carries it too).
 final class StorageEventHub: Sendable {
+    /// How many changes a change stream holds for a consumer that is behind, before folding them.
+    static let changeBufferCapacity = 1000
+
+    /// A change stream's mailbox, held weakly: the stream owns it.
+    private struct WeakMailbox {
+        weak var mailbox: ChangeMailbox?
+    }
+
     /// The open streams of one kind of event.
     private struct Subscribers<Element: Sendable> {
         var continuations: [Int: AsyncStream<Element>.Continuation] = [:]
@@ -12,7 +26,7 @@ final class StorageEventHub: Sendable {
     private struct State {
         var onError: (@Sendable (StorageError) -> Void)?
         var errors = Subscribers<StorageError>()
-        var changes = Subscribers<StorageChanges>()
+        var changes: [Int: WeakMailbox] = [:]
         var resets = Subscribers<Void>()
         var nextID = 0
         /// The sequence number of the last change published.
@@ -21,9 +35,11 @@ final class StorageEventHub: Sendable {
 
     private let state: Mutex<State>
     private let label: String
+    private let changeCapacity: Int
 
-    init(label: String, onError: (@Sendable (StorageError) -> Void)?) {
+    init(label: String, onError: (@Sendable (StorageError) -> Void)?, changeCapacity: Int = changeBufferCapacity) {
         self.label = label
+        self.changeCapacity = changeCapacity
         self.state = Mutex(State(onError: onError))
     }
 
@@ -48,7 +64,11 @@ final class StorageEventHub: Sendable {
         state.withLock { state in
             state.sequence += 1
             changes.sequence = state.sequence
-            for stream in state.changes.continuations.values { stream.yield(changes) }
+            var gone: [Int] = []
+            for (id, entry) in state.changes {
+                if let mailbox = entry.mailbox { mailbox.push(changes) } else { gone.append(id) }
+            }
+            for id in gone { state.changes[id] = nil }
         }
     }
 
@@ -60,7 +80,18 @@ final class StorageEventHub: Sendable {
     }
 
     func errors() -> AsyncStream<StorageError> { subscribe(\.errors, buffering: 1000) }
-    func changes() -> AsyncStream<StorageChanges> { subscribe(\.changes, buffering: 1000) }
+    /// A stream of every change published from now on; see ``ChangeMailbox`` for a consumer that is behind.
+    func changes() -> AsyncStream<StorageChanges> {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let mailbox = ChangeMailbox(capacity: changeCapacity) { [weak self] in
+            self?.state.withLock { _ = $0.changes.removeValue(forKey: id) }
+        }
+        state.withLock { $0.changes[id] = WeakMailbox(mailbox: mailbox) }
+        return mailbox.stream()
+    }
     func resets() -> AsyncStream<Void> { subscribe(\.resets, buffering: 100) }
 
     /// A new stream registered in `subscribers`, removed again when it ends.
@@ -81,7 +112,7 @@ final class StorageEventHub: Sendable {
     func finish() {
         let all = state.withLock { state in
             defer { state.errors = .init(); state.changes = .init(); state.resets = .init() }
-            return (Array(state.errors.continuations.values), Array(state.changes.continuations.values),
+            return (Array(state.errors.continuations.values), state.changes.values.compactMap(\.mailbox),
                     Array(state.resets.continuations.values))
         }
         all.0.forEach { $0.finish() }

@@ -40,6 +40,11 @@ public protocol StorageManagerType: AnyObject, Sendable {
 
     /// Deletes every object of every entity (the rows, not the files: other processes keep a valid
     /// store), then posts ``Foundation/Notification/Name/storageManagerDidResetStorage``.
+    ///
+    /// The rows are gone when it returns, but a `ResultsController` learns of the reset on the main
+    /// actor, after the caller yields it: until then (for instance on the main actor right after the
+    /// call) it still holds the old rows and `isEmpty` is false. Wait for `onDidResetContent` (or the
+    /// manager's `resets()`), not for the return, before reading a controller.
     func reset()
 }
 

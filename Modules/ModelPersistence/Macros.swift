@@ -43,8 +43,11 @@ public macro PersistedIgnore() = #externalMacro(module: "ModelPersistenceMacros"
 
 /// Names the document: `@StorageName static let storageName = "Custom"` stores the model in
 /// `Custom.storage.plist`. The name must be one non-empty string literal without `/`, `..` or NUL.
+///
+/// Only a `static let` may carry it (as in DocumentData); on an instance property or a `var` it is an
+/// error, with a fix-it that makes the declaration `static let`. The constant is never persisted.
 @attached(peer)
-public macro StorageName() = #externalMacro(module: "ModelPersistenceMacros", type: "MarkerMacro")
+public macro StorageName() = #externalMacro(module: "ModelPersistenceMacros", type: "StorageNameMacro")
 
 /// Reads a property under earlier keys when its own key is missing from the file (a renamed property):
 /// `@PreviousKeys("name") var userName: String = ""`. The next write stores it under its current key.

@@ -10,6 +10,7 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
     case letProperty
     case storageNameNotLiteral
     case storageNameInvalid
+    case storageNameNotStaticConstant
     case observedProperty
     case multipleBindings
 
@@ -22,6 +23,7 @@ enum PersistedModelDiagnostic: String, DiagnosticMessage {
         case .letProperty: return "'let' properties are not persisted; make it 'var' to persist it, or mark it @PersistedIgnored"
         case .storageNameNotLiteral: return "@StorageName needs one string literal without interpolation, e.g. static let storageName = \"Settings\""
         case .storageNameInvalid: return "@StorageName must be a file name: not empty, and without '/', '..' or NUL"
+        case .storageNameNotStaticConstant: return "@StorageName only applies to a static constant naming the document, e.g. @StorageName static let storageName = \"Settings\"; on an instance property or a 'var' the name would be persisted as data, not used"
         case .observedProperty: return "a property with 'willSet' or 'didSet' is not persisted; observe the model with withObservationTracking instead, or mark it @PersistedIgnored"
         case .multipleBindings: return "only one property per 'var' is persisted; declare each property with its own 'var', or mark them @PersistedIgnored"
         }

@@ -1,7 +1,7 @@
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// `@PersistedIgnored`, `@PersistedIgnore`, `@StorageName` and `@PreviousKeys`: markers that expand to
+/// `@PersistedIgnored`, `@PersistedIgnore` and `@PreviousKeys`: markers that expand to
 /// nothing; `@PersistedModel` reads them from the syntax.
 public struct MarkerMacro: PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,

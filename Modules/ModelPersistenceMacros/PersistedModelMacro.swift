@@ -107,7 +107,8 @@ extension PersistedModelMacro: MemberMacro {
 
     /// The name given by `@StorageName static let storageName = "..."`, validated; `nil` when absent or invalid.
     static func storageName(in members: [VariableDeclSyntax], in context: some MacroExpansionContext) -> String? {
-        guard let member = members.first(where: { $0.hasAttribute("StorageName") }) else { return nil }
+        // A misdeclared one (not `static let`) is diagnosed by `StorageNameMacro`; it names nothing.
+        guard let member = members.first(where: { $0.hasAttribute("StorageName") }), member.isStatic, member.isLet else { return nil }
         guard let initializer = member.bindings.first?.initializer?.value,
               let literal = initializer.as(StringLiteralExprSyntax.self),
               let value = literal.representedLiteralValue else {

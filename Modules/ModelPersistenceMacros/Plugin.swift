@@ -8,5 +8,6 @@ struct ModelPersistenceMacrosPlugin: CompilerPlugin {
         PersistedModelMacro.self,
         PersistedPropertyMacro.self,
         MarkerMacro.self,
+        StorageNameMacro.self,
     ]
 }

@@ -29,7 +29,9 @@ extension VariableDeclSyntax {
 
     var isLet: Bool { bindingSpecifier.tokenKind == .keyword(.let) }
 
-    var isIgnored: Bool { hasAttribute("PersistedIgnored") || hasAttribute("PersistedIgnore") }
+    /// Ignored explicitly, or the `@StorageName` constant (which names the document and is never data,
+    /// even when misdeclared as an instance `var`: that is an error of its own).
+    var isIgnored: Bool { hasAttribute("PersistedIgnored") || hasAttribute("PersistedIgnore") || hasAttribute("StorageName") }
 
     /// The single identifier this declaration binds, if it binds exactly one.
     var singleIdentifier: IdentifierPatternSyntax? {

@@ -10,7 +10,7 @@ let persistenceMacros: [String: MacroSpec] = [
     "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self),
     "PersistedIgnored": MacroSpec(type: MarkerMacro.self),
     "PersistedIgnore": MacroSpec(type: MarkerMacro.self),
-    "StorageName": MacroSpec(type: MarkerMacro.self),
+    "StorageName": MacroSpec(type: StorageNameMacro.self),
     "PreviousKeys": MacroSpec(type: MarkerMacro.self),
 ]
 

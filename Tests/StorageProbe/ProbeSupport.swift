@@ -80,6 +80,42 @@ func write(_ value: Snapshot, to url: URL, api: String) throws {
     }
 }
 
+/// A document of raw bytes at `url`, for the probe's `document` API.
+func rawDocument(_ url: URL) -> PlistDocument<Data> {
+    PlistDocument(url: url, lockTimeout: Probe.lockTimeout, coding: .init(empty: { Data() }, decode: { $0 }, encode: { new, _ in new }))
+}
+
+/// Deletes `url` through `api`: `storage` (`PlistFileStorage.deleteFile`), `async` (its `async`
+/// view) or `document` (`PlistDocument.remove`).
+func delete(_ url: URL, api: String) async throws {
+    switch api {
+    case "storage": try PlistFileStorage(lockTimeout: Probe.lockTimeout).deleteFile(at: url)
+    case "async": try await PlistFileStorage(lockTimeout: Probe.lockTimeout).async.deleteFile(at: url)
+    case "document": try rawDocument(url).remove()
+    default: usage("unknown API \(api) (storage, async or document)")
+    }
+}
+
+/// Reads `url` through `api` and returns how many bytes (or values) it found: `storage`
+/// (`PlistFileStorage.data`), `document` (`PlistDocument.read`) or `defaults` (`DefaultsSuite`).
+func read(_ url: URL, api: String) throws -> Int {
+    switch api {
+    case "storage":
+        let snapshot: Snapshot = try PlistFileStorage(lockTimeout: Probe.lockTimeout).data(for: url)
+        return snapshot.payload.count
+    case "document":
+        return try rawDocument(url).read().count
+    case "defaults":
+        let suite = DefaultsSuite(suiteName: url.deletingPathExtension().lastPathComponent,
+                                  folder: url.deletingLastPathComponent(), lockTimeout: Probe.lockTimeout)
+        try suite.reload()
+        guard case .data(let payload)? = suite.object(forKey: "payload") else { throw FileStorageError.notFound(url) }
+        return payload.count
+    default:
+        usage("unknown API \(api) (storage, document or defaults)")
+    }
+}
+
 /// Writes versions forever in `format`, each continuing from the version on disk; prints `ready <n>`
 /// once version `n`, the first this process wrote, is in place.
 func writeLoop(_ url: URL, format: PlistFormat) throws -> Never {

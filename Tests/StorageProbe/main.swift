@@ -13,6 +13,8 @@
 //     storage-set-key FILE KEY VALUE         PlistFileStorage.update adding KEY: VALUE to a [String: Int]
 //     write-large FILE BYTES API             one write of more than BYTES (with --file-size-limit BYTES)
 //     write-readonly FILE API                one write, expected to be refused
+//     delete FILE API                        deletes FILE (API: storage, async or document); "ok"
+//     read FILE API                          reads FILE (API: storage, document or defaults); "read <n> bytes"
 //
 // `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
 // holds the work until the file GATE exists, so a batch of probes contends for real instead of
@@ -79,6 +81,13 @@ do {
         guard arguments.count == 2 else { usage("write-readonly FILE API") }
         try write(Snapshot(version: -2, payloadSize: 1024), to: URL(fileURLWithPath: arguments[0]), api: arguments[1])
         print("ok")
+    case "delete":
+        guard arguments.count == 2 else { usage("delete FILE API") }
+        try await delete(URL(fileURLWithPath: arguments[0]), api: arguments[1])
+        print("ok")
+    case "read":
+        guard arguments.count == 2 else { usage("read FILE API") }
+        print("read \(try read(URL(fileURLWithPath: arguments[0]), api: arguments[1])) bytes")
     default:
         usage("unknown command \(command)")
     }
