@@ -125,6 +125,25 @@ import TestSupport
         }
     }
 
+    @Test func aVersionOneStoreIsUpgradedWhenOpenedAndKeepsItsDocuments() throws {
+        let store = try TestStore("doc-upgrade")
+        try store.persistence.save(Square(side: 2))
+        // What version 1 was: no index of the feed by document.
+        let queue = try DatabaseQueue(path: store.url.path)
+        try queue.write { db in
+            try db.execute(sql: "DROP INDEX changes_by_document")
+            try db.execute(sql: "PRAGMA user_version = 1")
+        }
+        let reopened = try store.reopen()
+        #expect(try reopened.rawCount("documents") == 1)
+        let (version, indexes) = try queue.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA user_version"), try db.indexes(on: "changes").map(\.name))
+        }
+        #expect(version == 2)
+        #expect(indexes.contains("changes_by_document"))
+        try queue.close()
+    }
+
     @Test func malformedJSONTextIsRefusedWithItsOffset() throws {
         let cases: [(String, Int)] = [("{\"a\":}", 5), ("[1,]", 3), ("01", 1), ("\"\\x\"", 3), ("{\"a\":1,\"a\":2}", 12), ("nul", 0), ("[1] 2", 4)]
         for (text, offset) in cases {

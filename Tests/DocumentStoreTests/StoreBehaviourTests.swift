@@ -80,7 +80,7 @@ import TestSupport
     }
 
     @Test func theFeedListsEveryRevisionInCommitOrderAndPages() throws {
-        let store = try TestStore("doc-feed")
+        let store = try TestStore("doc-feed") { $0.revisionHistoryLimit = 20 }
         let counter = Counter(identifier: "c", value: 0)
         for value in 1...30 {
             counter.value = value
@@ -92,7 +92,8 @@ import TestSupport
         let page = try store.persistence.changes(since: 10, limit: 5)
         #expect(page.map(\.sequence) == [11, 12, 13, 14, 15])
         #expect(try store.persistence.lastSequence() == 31)
-        // Bounded history: the tree keeps 20 generations, the feed every entry.
+        // Bounded history: the tree keeps 20 generations below its newest leaf (the newest and the 19
+        // before it: generations 11 to 30), the feed every entry.
         #expect(try store.count("revisions") == 20 + 1)
     }
 
