@@ -199,21 +199,21 @@ struct RevisionTree {
     }
 
     private func contains(document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
-        let known = try SQLiteStatement("SELECT 1 FROM revisions WHERE document = ? AND revision = ?", on: db)
-        defer { known.reset() }
-        known.bind(number, at: 1)
-        known.bind(revision, at: 2)
-        return try known.step()
+        try hasRow("SELECT 1 FROM revisions WHERE document = ? AND revision = ?", document: number, revision: revision)
     }
 
     /// Whether the feed ever listed `revision` of the document (the feed keeps every entry, so a
     /// revision pruned from the tree is still found here and is never inserted, nor listed, twice).
     private func wasInFeed(document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
-        let listed = try SQLiteStatement("SELECT 1 FROM changes WHERE document = ? AND revision = ?", on: db)
-        defer { listed.reset() }
-        listed.bind(number, at: 1)
-        listed.bind(revision, at: 2)
-        return try listed.step()
+        try hasRow("SELECT 1 FROM changes WHERE document = ? AND revision = ?", document: number, revision: revision)
+    }
+
+    private func hasRow(_ sql: String, document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
+        let select = try SQLiteStatement(sql, on: db)
+        defer { select.reset() }
+        select.bind(number, at: 1)
+        select.bind(revision, at: 2)
+        return try select.step()
     }
 
     /// Keeps the tree to `limit` generations below its newest leaf: every revision at that depth or

@@ -138,14 +138,6 @@ final class SyncChurn {
         for index in 0..<replicaCount { try await kill(index) }
     }
 
-    /// Every key of every branch, as the replicas' resolver merges.
-    static func union(_ conflict: DocumentSync.Conflict) -> JSON {
-        var merged: [String: JSON] = [:]
-        for other in conflict.others { if case .object(let fields) = other { merged.merge(fields) { a, _ in a } } }
-        if case .object(let fields) = conflict.current { merged.merge(fields) { _, b in b } }
-        return .object(merged)
-    }
-
     func settleAndCheck() async throws {
         let committed = lines.filter { $0.hasPrefix("committed ") }.map { $0.split(separator: " ").map(String.init) }
         let syncErrors = lines.filter { $0.hasPrefix("sync-error") || $0.hasPrefix("edit-error") || $0.hasPrefix("fatal") }
@@ -163,7 +155,7 @@ final class SyncChurn {
             for store in stores {
                 let report = try await fixture.sync(store) { configuration in
                     configuration.tombstoneRetention = nil
-                    configuration.conflictResolver = { .merge(Self.union($0)) }
+                    configuration.conflictResolver = { .merge(BranchUnion.merge(current: $0.current, others: $0.others)) }
                 }.run()
                 if report.pushedRevisions + report.pulledRevisions + report.resolvedConflicts > 0 { changed = true }
             }

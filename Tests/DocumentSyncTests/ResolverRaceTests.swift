@@ -10,14 +10,6 @@ import TestSupport
 /// branches the resolver saw, so a committed save is never overwritten by a merge that did not see it.
 @Suite("saves during conflict resolution", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ResolverRaceTests {
-    /// Merges by taking every key of every branch (the current branch's value first).
-    static func union(_ conflict: DocumentSync.Conflict) -> JSON {
-        var merged: [String: JSON] = [:]
-        for other in conflict.others { if case .object(let fields) = other { merged.merge(fields) { a, _ in a } } }
-        if case .object(let fields) = conflict.current { merged.merge(fields) { _, b in b } }
-        return .object(merged)
-    }
-
     @Test("the app saves the conflicted document while the resolver runs: the save survives, merged, and the resolver is asked again")
     func saveDuringResolver() async throws {
         let fixture = try SyncFixture("resolverrace")
@@ -48,7 +40,7 @@ struct ResolverRaceTests {
                     item.body = body
                     try! b.save(item)
                 }
-                return .merge(Self.union(conflict))
+                return .merge(BranchUnion.merge(current: conflict.current, others: conflict.others))
             }
         }.run()
         let body = try #require(try b.snapshot("doc")).body

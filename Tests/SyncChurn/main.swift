@@ -67,13 +67,6 @@ final class ChurnReplica: Sendable {
         }
     }
 
-    /// Every key of every branch, the current branch's values first.
-    static func union(_ conflict: DocumentSync.Conflict) -> JSON {
-        var merged: [String: JSON] = [:]
-        for other in conflict.others { if case .object(let fields) = other { merged.merge(fields) { a, _ in a } } }
-        if case .object(let fields) = conflict.current { merged.merge(fields) { _, b in b } }
-        return .object(merged)
-    }
 }
 
 let store: Persistence
@@ -102,7 +95,7 @@ configuration.conflictResolver = { [replica] conflict in
             if case .conflict? = error as? DocumentStoreError {} else { ProbeOutput.say("edit-error \(error)") }
         }
     }
-    return .merge(ChurnReplica.union(conflict))
+    return .merge(BranchUnion.merge(current: conflict.current, others: conflict.others))
 }
 guard let sync = try? DocumentSync(persistence: store, configuration: configuration) else {
     ProbeOutput.usage("sync-churn", "\(arguments[2]) is not a valid schema name")
