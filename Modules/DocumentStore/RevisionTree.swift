@@ -63,9 +63,11 @@ struct RevisionTree {
     }
 
     func leaves(document: Int64) throws(DocumentStoreError) -> [Leaf] {
+        // The parents are listed once (SQLite builds one ephemeral index of them): a child lookup per
+        // revision would cost the square of the tree's size, and a tree keeps up to 1,000 generations.
         let select = try SQLiteStatement("""
-            SELECT revision, generation, deleted, body FROM revisions AS r WHERE document = ?1
-            AND NOT EXISTS (SELECT 1 FROM revisions AS c WHERE c.document = ?1 AND c.parent = r.revision)
+            SELECT revision, generation, deleted, body FROM revisions WHERE document = ?1
+            AND revision NOT IN (SELECT parent FROM revisions WHERE document = ?1 AND parent IS NOT NULL)
             """, on: db)
         defer { select.reset() }
         select.bind(document, at: 1)
