@@ -152,6 +152,16 @@ extension DocumentSync {
             wake.raise()
             confirm.finish()
         }
+        // A server that never confirms counts as a broken connection, like a statement without an answer.
+        let (limit, address) = (session.statementTimeout, configuration.address)
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled {
+                confirm.yield(DocumentSyncError.serverUnavailable(address: address.description,
+                                                                  cause: "LISTEN had no answer within \(limit)"))
+            }
+        }
+        defer { timer.cancel() }
         for await failure in ready {
             if let failure {
                 task.cancel()
