@@ -1,5 +1,6 @@
 import FileStorageKit
 import Foundation
+import Synchronization
 
 /// Told about each item saved or deleted through a `DataPersistence`, after the write succeeded, and
 /// about each failure of the tutorial's non-throwing operations.
@@ -58,7 +59,29 @@ extension DataPersistenceChange: Equatable where T: Equatable {
 }
 extension DataPersistenceChange: Sendable where T: Sendable {}
 
+/// A change as a `changes()` stream queues it: with the `knownVersion` it brought the items to.
+struct VersionedChange<T: Sendable>: Sendable {
+    var change: DataPersistenceChange<T>
+    var version: UInt64
+
+    var isFailure: Bool {
+        if case .failed = change { return true }
+        return false
+    }
+}
+
+/// The `knownVersion` a `changes()` stream folded its queue at: changes it holds are dropped.
+private final class FoldMark: Sendable {
+    private let version = Mutex<UInt64>(0)
+    var through: UInt64 { version.withLock { $0 } }
+    func set(_ value: UInt64) { version.withLock { $0 = max($0, value) } }
+}
+
 extension DataPersistence {
+    /// How many changes a `changes()` stream holds for a consumer that is behind before it folds
+    /// them into one ``DataPersistenceChange/externalChange(_:)``.
+    public static var changeStreamCapacity: Int { 1024 }
+
     /// The changes to the file from now on, made by this instance or by any other instance or
     /// process, until the stream is dropped (`observe(_:)` as an async sequence).
     ///
@@ -67,11 +90,34 @@ extension DataPersistence {
     ///     if case .created(let card, _) = change { print("new card:", card.front) }
     /// }
     /// ```
+    ///
+    /// No change is lost to a consumer that falls behind: when more than
+    /// ``changeStreamCapacity`` changes wait, they are folded into one `.externalChange(items)`
+    /// holding the items as they are then (each failure folded is kept, the newest of each
+    /// operation, before it), and the changes already in those items are not told again. A consumer
+    /// that applies every change to a copy of the items therefore always ends with the file's items.
     public func changes() -> AsyncStream<DataPersistenceChange<T>> where T: Sendable {
-        let (stream, continuation) = AsyncStream<DataPersistenceChange<T>>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let subscription = observe { continuation.yield($0) }
-        continuation.onTermination = { _ in subscription.cancel() }
-        return stream
+        let mark = FoldMark()
+        let known = UncheckedSendable { [weak self] in self?.knownItems() }
+        let mailbox = EventMailbox<VersionedChange<T>>(
+            capacity: Self.changeStreamCapacity,
+            fold: { waiting in
+                guard let (items, version) = known.value() else { return waiting }
+                mark.set(version)
+                var failures: [VersionedChange<T>] = []
+                for entry in waiting {
+                    guard case .failed(_, let operation) = entry.change else { continue }
+                    failures.removeAll { if case .failed(_, operation) = $0.change { true } else { false } }
+                    failures.append(entry)
+                }
+                return failures + [VersionedChange(change: .externalChange(items), version: version)]
+            },
+            admit: { $0.isFailure || $0.version > mark.through })
+        let subscription = addObserver { [weak mailbox] change, version in
+            mailbox?.push(VersionedChange(change: change, version: version))
+        }
+        mailbox.bind(subscription)
+        return mailbox.stream(\.change)
     }
 
     /// Calls `handler` with each change to the file from now on, until the returned subscription is
@@ -79,6 +125,10 @@ extension DataPersistence {
     /// writer's as `.externalChange` on FileStorageKit's change thread as soon as inotify reports
     /// it (no task of Swift's cooperative pool is involved: it arrives while the pool is blocked).
     public func observe(_ handler: @escaping @Sendable (DataPersistenceChange<T>) -> Void) -> ChangeSubscription {
+        addObserver { change, _ in handler(change) }
+    }
+
+    private func addObserver(_ handler: @escaping @Sendable (DataPersistenceChange<T>, UInt64) -> Void) -> ChangeSubscription {
         let id = lock.withLock {
             let id = state.nextObserver
             state.nextObserver += 1
@@ -106,9 +156,9 @@ extension DataPersistence {
             lock.withLock { state.refreshPending = true }
             return
         }
-        let changes = (try? currentHoldingOperationLock())?.1 ?? []
+        let told = (try? currentHoldingOperationLock())?.1
         operationLock.unlock()
-        publish(changes)
+        if let told { publish(told) }
     }
 
     /// Called when an operation ends: looks at the file again if a delivery came meanwhile.
@@ -120,12 +170,12 @@ extension DataPersistence {
         if asked { refreshIfIdle() }
     }
 
-    /// Tells observers and the delegate about `changes`, outside every lock.
-    func publish(_ changes: [DataPersistenceChange<T>]) {
-        guard !changes.isEmpty else { return }
+    /// Tells observers and the delegate about `told`, outside every lock.
+    func publish(_ told: Told) {
+        guard !told.changes.isEmpty else { return }
         let (observers, delegate) = lock.withLock { (Array(state.observers.values), state.delegate) }
-        for change in changes {
-            for observer in observers { observer(change) }
+        for change in told.changes {
+            for observer in observers { observer(change, told.version) }
             switch change {
             case .created(let item, _), .updated(_, let item, _): delegate?.didSaveItem(self, item: item)
             case .deleted(let item, _): delegate?.didDeleteItem(self, item: item)

@@ -172,7 +172,7 @@ extension DataPersistence {
     func perform<R>(_ mutation: Mutation<R>) throws(DataPersistenceError) -> R {
         try checkFilename()
         operationLock.lock()
-        let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
+        let outcome: Result<(R, Told), DataPersistenceError>
         do {
             outcome = try document.withLock { applyLocked(mutation) }
         } catch {
@@ -184,7 +184,7 @@ extension DataPersistence {
 
     func perform<R>(_ mutation: Mutation<R>) async throws(DataPersistenceError) -> R {
         try checkFilename()
-        let outcome: Result<(R, [DataPersistenceChange<T>]), DataPersistenceError>
+        let outcome: Result<(R, Told), DataPersistenceError>
         do {
             // The wait for another process's lock sleeps; the mutation itself runs on one thread.
             outcome = try await document.withLock { () -> Result in
@@ -198,8 +198,10 @@ extension DataPersistence {
         return try finish(outcome.get(), mutation)
     }
 
-    private func finish<R>(_ outcome: (R, [DataPersistenceChange<T>]), _ mutation: Mutation<R>) -> R {
-        publish(outcome.1 + mutation.changes(outcome.0))
+    private func finish<R>(_ outcome: (R, Told), _ mutation: Mutation<R>) -> R {
+        // One version for both: a fold at or past it holds the mutation (the external change before
+        // it is the whole array, which is safe to tell again).
+        publish((outcome.1.changes + mutation.changes(outcome.0), outcome.1.version))
         lookAgainIfAsked()
         return outcome.0
     }
@@ -213,7 +215,7 @@ extension DataPersistence {
 
     /// Reads the newest file (the caller holds its lock), applies `mutation` and writes the result
     /// through the document, which skips bytes equal to the file's.
-    private func applyLocked<R>(_ mutation: Mutation<R>) -> Result<(R, [DataPersistenceChange<T>]), DataPersistenceError> {
+    private func applyLocked<R>(_ mutation: Mutation<R>) -> Result<(R, Told), DataPersistenceError> {
         Result { () throws(DataPersistenceError) in
             let before: [T]
             do throws(FileStorageError) {
@@ -233,11 +235,13 @@ extension DataPersistence {
             } catch {
                 throw writeFailure(error, mutation)
             }
-            lock.withLock {
+            let version = lock.withLock {
                 state.known = after
                 state.seen = after
+                state.knownVersion += 1
+                return state.knownVersion
             }
-            return (result!, changes)
+            return (result!, (changes.changes, version))
         }
     }
 }

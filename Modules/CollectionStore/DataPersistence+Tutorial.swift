@@ -60,7 +60,7 @@ extension DataPersistence {
         } catch {
             let (handler, delegate) = lock.withLock { (state.onError, state.delegate) }
             delegate?.didFail(self, operation: operation, error: error)
-            publish([.failed(error, operation: operation)])
+            publish(([.failed(error, operation: operation)], lock.withLock { state.knownVersion }))
             if let handler {
                 handler(error)
             } else {

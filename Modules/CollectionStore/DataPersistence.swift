@@ -65,13 +65,16 @@ public final class DataPersistence<T: Writeable> {
         /// The items as this instance last read or wrote them (`nil` before the first look): what a
         /// change is told against.
         var known: [T]?
+        /// Counts the changes of `known`: each announcement carries the count after its change, so a
+        /// `changes()` stream that folded its queue into `known` drops the announcements it holds.
+        var knownVersion: UInt64 = 0
         /// A change delivery found the instance busy; whoever holds `operationLock` looks again.
         var refreshPending = false
         /// The items as the caller last saw them: what indexes refer to.
         var seen: [T]?
         weak var delegate: (any DataPersistenceDelegate)?
-        /// Each observer (`observe(_:)`, `changes()` streams).
-        var observers: [Int: (DataPersistenceChange<T>) -> Void] = [:]
+        /// Each observer (`observe(_:)`, `changes()` streams), told each change and its `knownVersion`.
+        var observers: [Int: (DataPersistenceChange<T>, UInt64) -> Void] = [:]
         var nextObserver = 0
         /// The document's change deliveries, while anyone observes.
         var delivery: ChangeSubscription?
@@ -122,9 +125,9 @@ public final class DataPersistence<T: Writeable> {
     ///   array of `T`, `.readingError` or `.noContentsAtPath` when it cannot be read.
     public func loadItems() throws(DataPersistenceError) -> [T] {
         try checkFilename()
-        let (items, changes) = try current()
+        let (items, told) = try current()
         lock.withLock { state.seen = items }
-        publish(changes)
+        publish(told)
         return items
     }
 
@@ -147,7 +150,7 @@ public final class DataPersistence<T: Writeable> {
 
     /// The file's items now, decoded only if its bytes differ from what this instance last saw, and
     /// the change to announce when another process changed it.
-    func current() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
+    func current() throws(DataPersistenceError) -> ([T], Told) {
         operationLock.lock()
         defer {
             operationLock.unlock()
@@ -157,7 +160,7 @@ public final class DataPersistence<T: Writeable> {
     }
 
     /// `current()` for a caller that holds `operationLock`.
-    func currentHoldingOperationLock() throws(DataPersistenceError) -> ([T], [DataPersistenceChange<T>]) {
+    func currentHoldingOperationLock() throws(DataPersistenceError) -> ([T], Told) {
         let items: [T]
         do {
             // Always the file's bytes (a write just before may not have reached the change monitor);
@@ -169,13 +172,23 @@ public final class DataPersistence<T: Writeable> {
         return (items, noticed(items))
     }
 
+    /// Changes to announce, and the `knownVersion` they bring the items to.
+    typealias Told = (changes: [DataPersistenceChange<T>], version: UInt64)
+
     /// Records `items` as the file's contents; returns the change to tell when another writer made it.
-    func noticed(_ items: [T]) -> [DataPersistenceChange<T>] {
+    func noticed(_ items: [T]) -> Told {
         lock.withLock {
             let old = state.known
             state.known = items
-            return old.map { $0 == items ? [] : [.externalChange(items)] } ?? []
+            guard let old, old != items else { return ([], state.knownVersion) }
+            state.knownVersion += 1
+            return ([.externalChange(items)], state.knownVersion)
         }
+    }
+
+    /// The items as this instance last read or wrote them, and their `knownVersion`.
+    func knownItems() -> (items: [T], version: UInt64)? {
+        lock.withLock { state.known.map { ($0, state.knownVersion) } }
     }
 
     /// The typed error for a failed read.

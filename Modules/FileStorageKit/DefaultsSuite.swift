@@ -214,15 +214,33 @@ public final class DefaultsSuite: Sendable {
     }
 
     /// The keys that change, by this process or another, from now until the stream is dropped
-    /// (`observe(_:)` as an async sequence).
+    /// (`observe(_:)` as an async sequence); it ends when the suite is released.
+    ///
+    /// No change is lost to a consumer that falls behind: when more than
+    /// ``changeStreamCapacity`` keys wait, they are folded into each key once (in the order each
+    /// first waited), so the consumer still hears every key that changed, if not how many times.
     public func changes() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let subscription = addObserver({ continuation.yield($0) }, finish: { continuation.finish() })
-        continuation.onTermination = { _ in subscription.cancel() }
-        return stream
+        let mailbox = EventMailbox<String>(capacity: Self.changeStreamCapacity, fold: Self.eachKeyOnce)
+        let subscription = addObserver({ [weak mailbox] key in mailbox?.push(key) },
+                                       finish: { [weak mailbox] in mailbox?.finish() })
+        mailbox.bind(subscription)
+        return mailbox.stream()
+    }
+
+    /// How many changed keys a `changes()` stream holds for a consumer that is behind before it
+    /// folds them into each key once.
+    public static let changeStreamCapacity = 1024
+
+    /// `keys` with each key once, where it first appears.
+    static func eachKeyOnce(_ keys: [String]) -> [String] {
+        var seen = Set<String>(minimumCapacity: keys.count)
+        return keys.filter { seen.insert($0).inserted }
     }
 
     // MARK: Internals
+
+    /// How many observers and streams are subscribed (for tests).
+    var observerCount: Int { state.withLock { $0.observers.count } }
 
     private func refreshIfChanged() {
         try? refresh(force: false)
