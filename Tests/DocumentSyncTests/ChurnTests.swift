@@ -165,6 +165,8 @@ final class SyncChurn {
             var changed = false
             for store in stores {
                 let report = try await fixture.sync(store) { configuration in
+                    // Big batches: after a long campaign each feed holds many thousands of entries.
+                    configuration.batchSize = 1000
                     configuration.tombstoneRetention = nil
                     configuration.conflictResolver = { .merge(BranchUnion.merge(current: $0.current, others: $0.others)) }
                 }.run()
