@@ -116,7 +116,7 @@ struct RevisionTree {
 
     /// Adds a revision made elsewhere, with its ancestry, and elects the winner. `false` when the
     /// revision was already known, or is one the tree has let go of: it was in the feed before (pruned
-    /// or superseded since), or it is older than the tree's horizon (see ``prune(document:limit:)``).
+    /// or superseded since), or it is older than the tree's horizon (see ``prune(document:limit:newest:)``).
     ///
     /// When the ancestry is cut short (its oldest entry is not a first revision) and that oldest entry is
     /// not in this tree either, the revision's history passes through generations this tree cannot
@@ -143,13 +143,14 @@ struct RevisionTree {
         let number: Int64
         // The generation below which the incoming ancestry says nothing this tree can check.
         var stem: Int?
+        // The newest leaf's generation before this insert (its leaves are read once for the horizon).
+        var newestBefore: Int64 = 0
         if let existing {
             number = existing
             if try contains(document: number, revision: foreign.revision) { return false }
             if try wasInFeed(document: number, revision: foreign.revision) { return false }
-            if let newest = try leaves(document: number).map(\.generation).max(), Int64(generation) <= newest - Int64(limit) {
-                return false
-            }
+            newestBefore = try leaves(document: number).map(\.generation).max() ?? 0
+            if Int64(generation) <= newestBefore - Int64(limit) { return false }
             if let oldest = foreign.ancestors.last, let oldestGeneration = Revision.generation(of: oldest), oldestGeneration > 1,
                try !contains(document: number, revision: oldest) {
                 stem = oldestGeneration
@@ -192,10 +193,11 @@ struct RevisionTree {
                 superseded.bind(Int64(stem), at: 2)
                 try superseded.run()
             }
-            try prune(document: number, limit: limit)
+            // The insert can only raise the newest leaf to its own generation (the stem removes older rows only).
+            try prune(document: number, limit: limit, newest: max(newestBefore, Int64(generation)))
             try electWinner(document: number)
         } else if generation > limit {
-            try prune(document: number, limit: limit)
+            try prune(document: number, limit: limit, newest: Int64(generation))
         }
         return true
     }
@@ -222,8 +224,12 @@ struct RevisionTree {
     /// older goes, leaves included (a branch that old is past the horizon every replica and the server
     /// share, so it is superseded rather than kept as a conflict that could outlive a newer deletion).
     /// The caller elects the winner afterwards.
-    func prune(document: Int64, limit: Int) throws(DocumentStoreError) {
-        guard let newest = try leaves(document: document).map(\.generation).max(), newest > Int64(max(1, limit)) else { return }
+    ///
+    /// - Parameter known: The newest leaf's generation when the caller knows it (read from the tree otherwise).
+    func prune(document: Int64, limit: Int, newest known: Int64? = nil) throws(DocumentStoreError) {
+        var newest = known ?? 0
+        if known == nil { newest = try leaves(document: document).map(\.generation).max() ?? 0 }
+        guard newest > Int64(max(1, limit)) else { return }
         let prune = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation <= ?", on: db)
         prune.bind(document, at: 1)
         prune.bind(newest - Int64(max(1, limit)), at: 2)
