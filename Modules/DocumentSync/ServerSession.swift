@@ -93,13 +93,25 @@ final class ServerSession: Sendable {
         }
     }
 
+    /// Every row of `query`, read by postgres-nio's collecting API rather than its demand-driven
+    /// `PostgresRowSequence`. postgres-nio 1.33.2 traps (`RowStreamStateMachine`: "How can we
+    /// receive a body part, after a channelReadComplete, but no read has been forwarded yet") when the
+    /// server ends the connection while that sequence waits for its reader with rows in the socket: a
+    /// server crash during a pull of large rows killed the replica process. The collecting API asks
+    /// for more rows as each batch arrives, on the connection's event loop, so the state it traps in
+    /// never occurs; the end of the connection is an error instead (`EndedMidResultTests`). Every
+    /// caller here keeps all rows anyway, so nothing is lost by not streaming them.
+    private static func collect(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
+        let result: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+        return try await result.get().rows
+    }
+
     /// Runs a statement and discards its rows; `limit` replaces the statement timeout for this one.
     func execute(_ query: PostgresQuery, within limit: Duration? = nil) async throws(DocumentSyncError) {
         try checkOpen()
         do {
-            try await bounded(within: limit) { [connection, logger] in
-                let rows = try await connection.query(query, logger: logger)
-                for try await _ in rows {}
+            _ = try await bounded(within: limit) { [connection, logger] in
+                try await Self.collect(query, on: connection, logger: logger)
             }
         } catch {
             throw DocumentSyncError.classify(error, address: address)
@@ -112,9 +124,7 @@ final class ServerSession: Sendable {
         try checkOpen()
         do {
             return try await bounded { [connection, logger] in
-                var result: [(repeat each Column)] = []
-                for try await row in try await connection.query(query, logger: logger).decode((repeat each Column).self) { result.append(row) }
-                return result
+                try await Self.collect(query, on: connection, logger: logger).map { try $0.decode((repeat each Column).self) }
             }
         } catch {
             throw DocumentSyncError.classify(error, address: address)
@@ -128,10 +138,7 @@ final class ServerSession: Sendable {
         try checkOpen()
         do {
             return try await bounded(within: limit) { [connection, logger] () async throws -> Value? in
-                for try await row in try await connection.query(query, logger: logger) {
-                    return try row.decode(Value?.self)
-                }
-                return nil
+                try await Self.collect(query, on: connection, logger: logger).first?.decode(Value?.self) ?? nil
             }
         } catch {
             throw DocumentSyncError.classify(error, address: address)

@@ -2,6 +2,7 @@
 import DocumentStore
 import DocumentTestModel
 import Foundation
+import PostgresNIO
 import Testing
 import TestSupport
 
@@ -91,5 +92,32 @@ struct ServerCrashTests {
         await syncA.stop()
         await syncB.stop()
         #expect(logA.all.last == .stopped)
+    }
+}
+
+/// A connection the server ends while a result streams in, with rows still buffered: postgres-nio
+/// 1.33.2 traps (`RowStreamStateMachine`, "How can we receive a body part, after a
+/// channelReadComplete") when that happens while its demand-driven row sequence waits for the reader.
+/// Issue 28's churn lost replica processes to it when the server crashed during a pull of large rows.
+@Suite("a connection that ends mid-result", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+struct EndedMidResultTests {
+    @Test("the server ends the connection while rows stream in: .serverUnavailable every time, never a trap", arguments: [
+        (rows: 400, bytes: 50_000, endAt: 200), (rows: 4000, bytes: 2_000, endAt: 3000)])
+    func serverEndsMidResult(rows: Int, bytes: Int, endAt: Int) async throws {
+        for round in 1...25 {
+            let session = try await ServerSession.open(try TestServer.address(), connectTimeout: .seconds(60))
+            // The backend terminates itself after sending `endAt` rows; the rows sent before are still
+            // in the socket when its end arrives.
+            let query: PostgresQuery = """
+                SELECT CASE WHEN i = \(unescaped: String(endAt)) THEN pg_terminate_backend(pg_backend_pid())::text
+                            ELSE repeat('x', \(unescaped: String(bytes))) END
+                FROM generate_series(1, \(unescaped: String(rows))) AS i
+                """
+            await #expect("round \(round)") { _ = try await session.rows(query, as: String.self) } throws: { error in
+                guard let error = error as? DocumentSyncError, case .serverUnavailable = error else { return false }
+                return error.isTransient
+            }
+            await session.close()
+        }
     }
 }
