@@ -92,15 +92,37 @@ extension Persistence {
     package func purge(_ identifiers: [String]) throws {
         guard !identifiers.isEmpty else { return }
         try transaction { persistence in
-            let context = persistence.currentContext()!
-            // One statement per table (the feed has no index by document: a scan each, not one per document).
-            let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
-            let numbers = "SELECT number FROM documents WHERE id IN (SELECT value FROM json_each(?))"
-            try context.db.execute(sql: "DELETE FROM revisions WHERE document IN (\(numbers))", arguments: [list])
-            try context.db.execute(sql: "DELETE FROM changes WHERE document IN (\(numbers))", arguments: [list])
-            try context.db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [list])
-            context.didWrite = true
+            try Self.remove(identifiers, in: persistence.currentContext()!)
         }
+    }
+
+    /// Purges, of `identifiers`, the documents whose winner is a deletion (no live leaf) and whose last
+    /// feed entry is at or before `position` (nothing changed since the push checkpoint); returns how
+    /// many. What a replica does with the server's purge records.
+    package func purgeDeleted(_ identifiers: [String], unchangedAfter position: Int64) throws -> Int {
+        guard !identifiers.isEmpty else { return 0 }
+        return try transaction { persistence in
+            let context = persistence.currentContext()!
+            let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+            let settled = try String.fetchAll(context.db, sql: """
+                SELECT d.id FROM documents AS d WHERE d.id IN (SELECT value FROM json_each(?)) AND d.deleted = 1
+                AND coalesce((SELECT max(c.sequence) FROM changes AS c WHERE c.document = d.number), 0) <= ?
+                """, arguments: [list, position])
+            try Self.remove(settled, in: context)
+            return settled.count
+        }
+    }
+
+    /// Deletes documents with their trees and feed entries, in the caller's transaction.
+    private static func remove(_ identifiers: [String], in context: WriteContext) throws {
+        guard !identifiers.isEmpty else { return }
+        // One statement per table; the feed is found by document through `changes_by_document`.
+        let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+        let numbers = "SELECT number FROM documents WHERE id IN (SELECT value FROM json_each(?))"
+        try context.db.execute(sql: "DELETE FROM revisions WHERE document IN (\(numbers))", arguments: [list])
+        try context.db.execute(sql: "DELETE FROM changes WHERE document IN (\(numbers))", arguments: [list])
+        try context.db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [list])
+        context.didWrite = true
     }
 
     /// Ends a conflict: every leaf but the current one gets a deletion, and the current one gets a child

@@ -76,4 +76,14 @@ extension Persistence {
             try Int.fetchOne(db, sql: "SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT document, revision FROM changes)) FROM changes") ?? 0
         }
     }
+
+    /// Whether the feed ever listed `revision` of document `identifier` (it keeps entries the tree
+    /// has pruned since), for tests.
+    package func feedLists(_ identifier: String, _ revision: String) throws(DocumentStoreError) -> Bool {
+        try reading { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM changes WHERE revision = ? AND document = (SELECT number FROM documents WHERE id = ?))
+                """, arguments: [revision, identifier]) ?? false
+        }
+    }
 }

@@ -294,8 +294,12 @@ struct RevisionTree {
             update.bind(number, at: 4)
             try update.run()
             try context.insertChange(document: number, revision: merged, deleted: deleted)
-            try electWinner(document: number)
         }
+        // The merge (or a tombstone one generation past the current leaf) can be the new newest leaf:
+        // the tree keeps to the history limit below it, as every other write does, or this replica
+        // would keep a leaf the server and the other replicas have let go of.
+        try prune(document: number, limit: max(1, context.persistence.configuration.revisionHistoryLimit))
+        try electWinner(document: number)
         context.didWrite = true
         let after = try SQLiteStatement("SELECT revision FROM documents WHERE number = ?", on: db)
         defer { after.reset() }

@@ -94,13 +94,16 @@ public final class DocumentSync: Sendable {
         public var resolvedConflicts = 0
         /// Whether the pull started over because the server had purged tombstones past this replica's checkpoint.
         public var fullResync = false
-        /// Local documents removed by a full resynchronization (purged on the server).
+        /// Local documents removed because the server purged them: named by the server's purge records
+        /// as the pull passed them, or absent from the server in a full resynchronization. A document
+        /// with a live leaf or a change not pushed yet is never removed.
         public var purgedLocally = 0
 
         public var description: String {
             "pushed \(pushedRevisions) revisions of \(pushedDocuments) documents, pulled \(pulledRevisions) revisions"
                 + (resolvedConflicts > 0 ? ", resolved \(resolvedConflicts) conflicts" : "")
-                + (fullResync ? ", full resynchronization (\(purgedLocally) purged locally)" : "")
+                + (fullResync ? ", full resynchronization (\(purgedLocally) purged locally)"
+                    : purgedLocally > 0 ? ", \(purgedLocally) purged locally" : "")
         }
     }
 

@@ -18,8 +18,12 @@ extension Replication {
         var onServer = Set<String>()
         while true {
             try Task.checkCancellation()
-            let rows = try await page(after: position)
-            guard let last = rows.last?.sequence else { break }
+            let entries = try await page(after: position)
+            guard let last = entries.last?.sequence else { break }
+            // Purge records first: a document made again after its purge comes later in the feed.
+            let purges = entries.filter(\.purged).map(\.identifier)
+            if !purges.isEmpty { report.purgedLocally += try await purgeSettled(purges) }
+            let rows = entries.filter { !$0.purged }
             if full { for row in rows { onServer.insert(row.identifier) } }
             let known = try persistence.knownRevisions(rows.map { ($0.identifier, $0.revision) })
             var revisions: [ForeignRevision] = []
@@ -41,9 +45,18 @@ extension Replication {
             }
             position = last
             history = next
-            if Set(rows.map(\.identifier)).count < configuration.batchSize { break }
+            if Set(entries.map(\.sequence)).count < configuration.batchSize { break }
         }
-        if full { report.purgedLocally = try await purgeAbsent(onServer) }
+        if full { report.purgedLocally += try await purgeAbsent(onServer) }
+    }
+
+    /// Removes the local copies of documents the server purged, unless this replica has something of
+    /// them the server lacks: a live leaf (the server purges only documents without one, so it is this
+    /// replica's own, not pushed yet or pushed after the purge) or a change after the push checkpoint.
+    /// Those stay, and go up with the next push.
+    private func purgeSettled(_ identifiers: [String]) async throws -> Int {
+        let pushed = try await resume("push").position
+        return try persistence.purgeDeleted(identifiers, unchangedAfter: pushed)
     }
 
     /// Inserts a batch and the pull checkpoint in one local transaction. When every earlier local change
@@ -64,10 +77,11 @@ extension Replication {
         }
     }
 
-    /// One leaf of the server's feed.
+    /// One leaf of the server's feed, or one purge record (`purged`, without a revision).
     struct FeedRow {
         let sequence: Int64
         let identifier: String
+        var purged = false
         let kind: String
         let revision: String
         let deleted: Bool
@@ -93,9 +107,29 @@ extension Replication {
         }
     }
 
-    /// The leaves of the next `batchSize` documents of the server's feed after `position`.
+    /// The leaves of the next `batchSize` documents of the server's feed after `position`, with the
+    /// purge records among them (one row each).
     private func page(after position: Int64) async throws -> [FeedRow] {
         let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
+        if purgeRecords {
+            let rows = try await session.rows("""
+                SELECT d.sequence, d.id, d.kind, d.purged, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
+                FROM (SELECT id, kind, sequence, false AS purged FROM \(unescaped: schema).documents
+                      WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+                      UNION ALL
+                      SELECT id, kind, sequence, true FROM \(unescaped: schema).purges
+                      WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+                      ORDER BY sequence LIMIT \(Int64(configuration.batchSize))) AS d
+                LEFT JOIN \(unescaped: schema).revisions AS r ON NOT d.purged AND r.document = d.id AND r.leaf
+                ORDER BY d.sequence, r.revision
+                """, as: (Int64, String, String, Bool, String?, Bool?, String?, String).self)
+            return rows.compactMap { row in
+                if row.3 { return FeedRow(sequence: row.0, identifier: row.1, purged: true, kind: row.2, revision: "", deleted: true, body: nil, ancestors: []) }
+                guard let revision = row.4 else { return nil }
+                return FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: revision, deleted: row.5 ?? false, body: row.6,
+                               ancestors: row.7.split(separator: " ").map(String.init))
+            }
+        }
         let rows = try await session.rows("""
             SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
             FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
@@ -172,13 +206,22 @@ extension Replication {
                     """, as: String.self)
                 guard !candidates.isEmpty else { return }
                 try await lockDocuments(candidates)
+                // Each removed document gets a purge record at a feed position of its own (from the
+                // counter, taken last as a push takes it), so replicas remove their copies in feed order.
+                let record = purgeRecords ? """
+                    , counter AS (UPDATE \(schema).feed SET value = value + (SELECT count(*) FROM gone) RETURNING value),
+                    recorded AS (
+                        INSERT INTO \(schema).purges(sequence, id, kind)
+                        SELECT (SELECT value FROM counter) - (SELECT count(*) FROM gone) + row_number() OVER (ORDER BY id), id, kind FROM gone)
+                    """ : ""
                 try await session.execute("""
                     WITH gone AS (
                         DELETE FROM \(unescaped: schema).documents AS d
                         WHERE d.id = ANY(\(candidates)::text[]) AND d.deleted AND d.changed_at < now() - make_interval(secs => \(seconds))
                           AND NOT EXISTS (SELECT 1 FROM \(unescaped: schema).revisions AS r WHERE r.document = d.id AND r.leaf AND NOT r.deleted)
-                        RETURNING id, sequence),
+                        RETURNING id, kind, sequence),
                     tree AS (DELETE FROM \(unescaped: schema).revisions WHERE document IN (SELECT id FROM gone))
+                    \(unescaped: record)
                     UPDATE \(unescaped: schema).meta SET value = greatest(value::bigint, coalesce((SELECT max(sequence) FROM gone), 0))::text
                     WHERE key = 'purge_horizon'
                     """)

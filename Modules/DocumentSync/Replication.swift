@@ -10,6 +10,8 @@ struct Replication {
     /// The quoted schema name, for SQL.
     let schema: String
     let identity: String
+    /// Whether the schema has `purges` (see ``ServerSchema``).
+    let purgeRecords: Bool
     var persistence: Persistence { sync.persistence }
     var configuration: DocumentSync.Configuration { sync.configuration }
     var pushName: String { "sync-push:" + identity }
@@ -18,9 +20,10 @@ struct Replication {
     static func prepare(_ sync: DocumentSync, _ session: ServerSession) async throws -> Replication {
         let server = try await ServerSchema.prepare(session, schema: sync.configuration.schema, create: sync.configuration.createSchema)
         let replica = try sync.persistence.replicaIdentifier()
-        let identity = ReplicationIdentity.make(replica: replica, server: server, schema: sync.configuration.schema,
+        let identity = ReplicationIdentity.make(replica: replica, server: server.server, schema: sync.configuration.schema,
                                                 kinds: sync.configuration.kinds)
-        return Replication(sync: sync, session: session, schema: "\"\(sync.configuration.schema)\"", identity: identity)
+        return Replication(sync: sync, session: session, schema: "\"\(sync.configuration.schema)\"", identity: identity,
+                           purgeRecords: server.purges)
     }
 
     private func serverCheckpoint(_ column: String) async throws -> CheckpointHistory {

@@ -11,6 +11,10 @@ import PostgresNIO
 /// - `revisions`: the revision tree. Leaves keep their exact JSON text (`text`, not `jsonb`, which
 ///   reorders keys and changes numbers) and their ancestry as pushed; inner nodes keep neither.
 /// - `checkpoints`: each replication's recent push and pull checkpoints.
+/// - `purges`: one row per document the tombstone purge removed, with a feed position of its own, so a
+///   replica that kept the document's tombstones removes them too when its pull passes that position
+///   (and a document made again later, from a new first revision, is not taken for an old branch).
+///   Added to a version 1 schema that lacks it, like the view.
 /// - `winners(ids)` and `winner(id)`: the winning leaves, by the rule every replica uses.
 /// - `current_documents` and `jsonb_or_null(text)`: a view for people: each document's current revision, kind,
 ///   deleted flag, feed position and body text, and the body as `jsonb` where it casts (`NULL` where
@@ -30,13 +34,21 @@ enum ServerSchema {
 
     /// The statements that create the current version in schema `name`, in order.
     static func statements(schema name: String) -> [String] {
-        tables(schema: name) + view(schema: name)
+        tables(schema: name) + additions(schema: name)
     }
 
-    /// The view for people and its function (`CREATE OR REPLACE`: they can be added to a schema at any time).
-    static func view(schema name: String) -> [String] {
+    /// What was added to version 1 after its first release: the purge records, and the view for people
+    /// with its function. Each statement can run on a schema at any time (`IF NOT EXISTS`, `CREATE OR
+    /// REPLACE`).
+    static func additions(schema name: String) -> [String] {
         let s = "\"\(name)\""
         return [
+            """
+            CREATE TABLE IF NOT EXISTS \(s).purges (
+                sequence bigint PRIMARY KEY,
+                id text COLLATE "C" NOT NULL,
+                kind text COLLATE "C" NOT NULL)
+            """,
             """
             CREATE OR REPLACE FUNCTION \(s).jsonb_or_null(body text) RETURNS jsonb
             LANGUAGE plpgsql IMMUTABLE AS $$
@@ -120,31 +132,42 @@ enum ServerSchema {
             + statements(schema: name).map { $0 + ";\n" }.joined() + "COMMIT;\n"
     }
 
-    /// The server's identity, after creating the schema when it is missing (or adding the view when a
-    /// schema made before it lacks it) when `create` allows it.
+    /// What a replicator finds in its schema.
+    struct Installed {
+        /// The server's identity (part of every replication id).
+        let server: String
+        /// Whether `purges` exists (a version 1 schema made before it, by a DBA who keeps creation to
+        /// themselves, lacks it: the replicator then neither writes nor reads purge records).
+        let purges: Bool
+        /// Whether every addition exists.
+        let complete: Bool
+    }
+
+    /// The server's identity, after creating the schema when it is missing (or adding what a schema
+    /// made before them lacks: ``additions(schema:)``) when `create` allows it.
     ///
     /// Replicators that start together serialize on a session-level advisory lock taken *before* the
     /// transaction that checks and creates: a transaction that began before another one's DDL committed
     /// can still see the catalog as it was, and would try to create the tables again.
-    static func prepare(_ session: ServerSession, schema name: String, create: Bool) async throws -> String {
+    static func prepare(_ session: ServerSession, schema name: String, create: Bool) async throws -> Installed {
         let encoding = try await session.single(String.self, "SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = current_database()")
         guard encoding == "UTF8" else {
             throw DocumentSyncError.serverEncoding(database: session.address.database, found: encoding ?? "unknown")
         }
-        if let found = try await installed(session, schema: name), found.hasView || !create { return found.identity }
+        if let found = try await installed(session, schema: name), found.complete || !create { return found }
         guard create else { throw DocumentSyncError.serverSchemaMissing(schema: name) }
         let key = "document_sync:" + name
         try await session.execute("SELECT pg_advisory_lock(hashtext(\(key)))")
         do {
             let identity = try await session.transaction {
                 let found = try await installed(session, schema: name)
-                if let found, found.hasView { return found.identity }
-                let script = found == nil ? statements(schema: name) : view(schema: name)
+                if let found, found.complete { return found }
+                let script = found == nil ? statements(schema: name) : additions(schema: name)
                 for statement in script { try await session.execute(PostgresQuery(unsafeSQL: statement)) }
                 guard let made = try await installed(session, schema: name) else {
                     throw DocumentSyncError.serverSchemaMissing(schema: name)
                 }
-                return made.identity
+                return made
             }
             try await session.execute("SELECT pg_advisory_unlock(hashtext(\(key)))")
             return identity
@@ -155,17 +178,18 @@ enum ServerSchema {
         }
     }
 
-    /// The server id, and whether the view exists, when schema `name` exists at a version this library
+    /// The server id, and which additions exist, when schema `name` exists at a version this library
     /// knows; `nil` when it is absent.
-    private static func installed(_ session: ServerSession, schema name: String) async throws -> (identity: String, hasView: Bool)? {
+    private static func installed(_ session: ServerSession, schema name: String) async throws -> Installed? {
         let exists = try await session.rows("""
-            SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL, to_regclass(\("\"\(name)\".current_documents")) IS NOT NULL
-            """, as: (Bool, Bool).self).first
+            SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL, to_regclass(\("\"\(name)\".current_documents")) IS NOT NULL,
+                   to_regclass(\("\"\(name)\".purges")) IS NOT NULL
+            """, as: (Bool, Bool, Bool).self).first
         guard let exists, exists.0 else { return nil }
         let rows = try await session.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \"\(name)\".meta"), as: (String, String).self)
         let meta = Dictionary(rows, uniquingKeysWith: { a, _ in a })
         let found = Int(meta["schema_version"] ?? "") ?? 0
         guard found <= version else { throw DocumentSyncError.serverSchemaNewer(schema: name, found: found, supported: version) }
-        return (meta["server_id"] ?? "", exists.1)
+        return Installed(server: meta["server_id"] ?? "", purges: exists.2, complete: exists.1 && exists.2)
     }
 }

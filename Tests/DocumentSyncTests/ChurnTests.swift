@@ -19,8 +19,10 @@ import TestSupport
 /// - a deletion is never undone by an older revision (the winner is never an ancestor of a deletion);
 /// - no feed lists a revision twice, and no replica process died on its own (a trap, a crash).
 ///
-/// `ci/test` runs it for about 45 s; `ci/sync-campaign MINUTES` as long as asked
-/// (`TOOLKIT_CHURN_SECONDS`; `TOOLKIT_CHURN_SEED` replays a seed's schedule of kills and edits).
+/// `ci/test` runs it for about 45 s with a history limit of 30 generations, so its hot documents pass
+/// the limit within seconds; `ci/sync-campaign MINUTES` runs it as long as asked with the default
+/// limit (`TOOLKIT_CHURN_SECONDS`; `TOOLKIT_CHURN_HISTORY` sets the limit, 0 for the default;
+/// `TOOLKIT_CHURN_SEED` replays a seed's schedule of kills and edits).
 @Suite("churn", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
 struct ChurnTests {
     @Test("four replica processes at once, killed, restarted and through server crashes: they converge and lose nothing committed")
@@ -28,9 +30,10 @@ struct ChurnTests {
         let environment = ProcessInfo.processInfo.environment
         let seconds = Int(environment["TOOLKIT_CHURN_SECONDS"] ?? "") ?? 45
         let seed = UInt64(environment["TOOLKIT_CHURN_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
-        print("churn seed \(seed), \(seconds) s")
+        let history = Int(environment["TOOLKIT_CHURN_HISTORY"] ?? "") ?? 30
+        print("churn seed \(seed), \(seconds) s, history limit \(history == 0 ? "default" : String(history))")
         try await OwnCluster.with { cluster in
-            let churn = try SyncChurn(cluster: cluster, seed: seed)
+            let churn = try SyncChurn(cluster: cluster, seed: seed, historyLimit: history == 0 ? nil : history)
             try await churn.run(seconds: seconds)
             try await churn.settleAndCheck()
         }
@@ -52,14 +55,37 @@ final class SyncChurn {
     private var unexpectedEnds: [String] = []
     private(set) var kills = 0
     private(set) var serverCrashes = 0
+    /// The revision history limit of every store and of the server (`nil`: the default).
+    let historyLimit: Int?
 
-    init(cluster: OwnCluster, seed: UInt64) throws {
+    init(cluster: OwnCluster, seed: UInt64, historyLimit: Int? = nil) throws {
         self.cluster = cluster
+        self.historyLimit = historyLimit
         fixture = try SyncFixture("churn", address: cluster.address)
         url = try String(contentsOfFile: cluster.folder + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         program = try ChildProcess.builtProgram("sync-churn")
         random = SeededGenerator(seed: seed)
         children = Array(repeating: nil, count: replicaCount)
+    }
+
+    /// The history limit in force.
+    var limit: Int { historyLimit ?? PersistenceConfiguration(url: URL(fileURLWithPath: "/")).revisionHistoryLimit }
+
+    /// Where a replica's leaves and the server's differ: per document, the leaves only one side holds,
+    /// each side's newest leaf generation, and whether the replica's feed ever listed the server-only ones.
+    static func leafDifferences(_ local: [String: [String]], _ server: [String: [String]], store: Persistence) throws -> String {
+        var report: [String] = []
+        for identifier in Set(local.keys).union(server.keys).sorted() where local[identifier] != server[identifier] {
+            let mine = Set(local[identifier] ?? []), theirs = Set(server[identifier] ?? [])
+            func newest(_ leaves: Set<String>) -> Int { leaves.compactMap { Revision.generation(of: String($0.split(separator: " ")[0])) }.max() ?? 0 }
+            let listed = try theirs.subtracting(mine).map { leaf in
+                let revision = String(leaf.split(separator: " ")[0])
+                return "\(revision) listed before: \(try store.feedLists(identifier, revision))"
+            }
+            report.append("\(identifier): replica only \(mine.subtracting(theirs).sorted()), server only \(theirs.subtracting(mine).sorted()), "
+                          + "newest replica \(newest(mine)) server \(newest(theirs)); \(listed.joined(separator: ", "))")
+        }
+        return report.prefix(6).joined(separator: "\n")
     }
 
     func storePath(_ index: Int) -> String { fixture.folder.file("replica\(index).sqlite").path }
@@ -68,6 +94,7 @@ final class SyncChurn {
         lifetimes += 1
         var environment = ProcessInfo.processInfo.environment
         environment["TOOLKIT_POSTGRES_URL"] = url
+        environment["TOOLKIT_CHURN_HISTORY"] = historyLimit.map(String.init)
         let seed = random.next()
         var arguments = [storePath(index), fixture.schema, String(index), String(seed)]
         if index == replicaCount - 1 { arguments.append("continuous") }
@@ -114,7 +141,7 @@ final class SyncChurn {
     /// server crash about every 25 s.
     func run(seconds: Int) async throws {
         // The schema first, and an audit of every document the purge removes.
-        try await fixture.sync(try fixture.store("creator")).run()
+        try await fixture.sync(try fixture.store("creator", historyLimit: historyLimit)) { $0.revisionHistoryLimit = self.limit }.run()
         try await fixture.run("CREATE TABLE S.purge_audit (id text, deleted boolean, live_leaf boolean, at timestamptz DEFAULT clock_timestamp())")
         try await fixture.run("""
             CREATE FUNCTION S.audit_purge() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -155,7 +182,9 @@ final class SyncChurn {
         let conflictsResolved = lines.filter { $0.contains("resolved") }.count
         // Settle: each replica in turn, with the same resolver and no purge, until a round changes nothing.
         let stores = try (0..<replicaCount).map { index in
-            let store = try Persistence(configuration: PersistenceConfiguration(url: URL(fileURLWithPath: storePath(index))))
+            var configuration = PersistenceConfiguration(url: URL(fileURLWithPath: storePath(index)))
+            configuration.revisionHistoryLimit = self.limit
+            let store = try Persistence(configuration: configuration)
             store.register(persistableKind: Item.self)
             return store
         }
@@ -167,6 +196,7 @@ final class SyncChurn {
                 let report = try await fixture.sync(store) { configuration in
                     // Big batches: after a long campaign each feed holds many thousands of entries.
                     configuration.batchSize = 1000
+                    configuration.revisionHistoryLimit = self.limit
                     configuration.tombstoneRetention = nil
                     configuration.conflictResolver = { .merge(BranchUnion.merge(current: $0.current, others: $0.others)) }
                 }.run()
@@ -191,7 +221,9 @@ final class SyncChurn {
         let serverBodies = Dictionary(uniqueKeysWithValues: server.filter { !$0.2 }.map { ($0.0, $0.3) })
         #expect(try await fixture.winnerMismatches().isEmpty)
         for (index, store) in stores.enumerated() {
-            #expect(try store.allLeaves() == serverLeaves, "replica \(index)'s leaves differ from the server's")
+            let leaves = try store.allLeaves()
+            let differences = leaves == serverLeaves ? "" : try Self.leafDifferences(leaves, serverLeaves, store: store)
+            #expect(leaves == serverLeaves, "replica \(index)'s leaves differ from the server's: \(differences)")
             #expect(try store.winners() == serverWinners, "replica \(index)'s winners differ from the server's")
             #expect(try store.repeatedFeedEntries() == 0, "replica \(index) lists a revision twice in its feed")
             for (identifier, text) in serverBodies {
@@ -211,7 +243,7 @@ final class SyncChurn {
         #expect(audit.filter(\.1).isEmpty, "the purge removed documents with a live leaf: \(audit.filter(\.1).prefix(5))")
         let purged = Set(audit.map(\.0))
         let reference = stores[0]
-        let limit = Int64(PersistenceConfiguration(url: URL(fileURLWithPath: "/")).revisionHistoryLimit)
+        let depth = Int64(self.limit)
         /// Per document: its leaves' histories (newest first), the revisions in them, the newest leaf's generation.
         struct Tree { var histories: [[String]]; var revisions: Set<String>; var newest: Int64; var winner: RevisionBranch? }
         var trees: [String: Tree] = [:]
@@ -233,7 +265,7 @@ final class SyncChurn {
             let known = try tree(identifier)
             guard known.revisions.contains(revision) else {
                 // Older than the history limit below the newest leaf: pruned by design.
-                if Int64(Revision.generation(of: revision) ?? 0) <= known.newest - limit { pastHorizon += 1 } else {
+                if Int64(Revision.generation(of: revision) ?? 0) <= known.newest - depth { pastHorizon += 1 } else {
                     lost.append("\(identifier) \(revision)")
                 }
                 continue
@@ -249,7 +281,7 @@ final class SyncChurn {
         }
         print("""
             churn: \(committed.count) committed writes checked (\(purged.count) documents purged on the server, \(pastHorizon) writes \
-            older than the \(limit)-generation history), \(lost.count) lost, \(undone.count) deletions undone
+            older than the \(depth)-generation history), \(lost.count) lost, \(undone.count) deletions undone
             """)
         #expect(lost.isEmpty, "committed writes in no replica's history: \(lost.prefix(5))")
         #expect(undone.isEmpty, "\(undone.prefix(5))")

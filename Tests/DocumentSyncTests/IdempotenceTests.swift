@@ -99,4 +99,60 @@ struct IdempotenceTests {
         #expect(try await fixture.count("S.documents") == 7)
         await fixture.dropSchema()
     }
+
+    @Test("a replica that kept a purged document's tombstones removes them at the server's purge record, and takes the document made again from a new first revision")
+    func purgedThenMadeAgain() async throws {
+        let fixture = try SyncFixture("purgeagain")
+        let limit = 20
+        let (a, b, c) = (try fixture.store("a", historyLimit: limit), try fixture.store("b", historyLimit: limit),
+                         try fixture.store("c", historyLimit: limit))
+        func sync(_ store: Persistence, retention: Duration? = nil) async throws -> DocumentSync.Report {
+            try await fixture.sync(store) { $0.revisionHistoryLimit = limit; $0.tombstoneRetention = retention }.run()
+        }
+        try a.save(Item(identifier: "doc", body: ["tag": "first"]))
+        try LongHistoryTests.edit(a, "doc", times: 25, tag: "a")
+        try a.delete(try #require(try a.load(Item.self, "doc")))
+        _ = try await sync(a)
+        _ = try await sync(b)
+        #expect(try b.branches(of: "doc").map(\.deleted) == [true], "b holds the tombstone (generation 27)")
+        // The tombstone ages past a zero retention: a's next run purges it on the server (after its pull;
+        // its next pull passes the record).
+        _ = try await sync(a, retention: .zero)
+        #expect(try await fixture.count("S.documents") == 0)
+        #expect(try await fixture.count("S.purges") == 1)
+        // c never knew it, and makes it again: generation 1, far below b's old tombstone.
+        try c.save(Item(identifier: "doc", body: ["tag": "again"]))
+        _ = try await sync(c)
+        let report = try await sync(b)
+        #expect(!report.fullResync, "b was not behind the purge: the record, not a full resynchronization, removed it")
+        #expect(report.purgedLocally == 1)
+        _ = try await sync(a)
+        let server = try await fixture.serverLeaves()
+        for store in [a, b, c] {
+            #expect(try store.load(Item.self, "doc")?.body == ["tag": "again"])
+            #expect(try store.allLeaves() == server)
+        }
+        await fixture.dropSchema()
+    }
+
+    @Test("a purge record does not remove a document this replica changed since: its change goes up")
+    func purgeRecordKeepsUnpushedChanges() async throws {
+        let fixture = try SyncFixture("purgekeep")
+        let (a, b) = (try fixture.store("a"), try fixture.store("b"))
+        try a.save(Item(identifier: "doc", body: ["n": 1]))
+        try await fixture.sync(a).run()
+        try await fixture.sync(b).run()
+        try a.delete(try #require(try a.load(Item.self, "doc")))
+        try await fixture.sync(a).run()
+        try await fixture.sync(b).run()
+        // b brings the document back (a child of the tombstone) before it hears of the purge.
+        try await fixture.sync(a) { $0.tombstoneRetention = .zero }.run()
+        try b.save(Item(identifier: "doc", body: ["n": 2]))
+        let report = try await fixture.sync(b).run()
+        #expect(report.purgedLocally == 0)
+        try await fixture.sync(a).run()
+        for store in [a, b] { #expect(try store.load(Item.self, "doc")?.body == ["n": 2]) }
+        #expect(try await fixture.count("S.documents WHERE NOT deleted") == 1)
+        await fixture.dropSchema()
+    }
 }

@@ -134,4 +134,36 @@ struct LongHistoryTests {
         #expect(try await fixture.winnerMismatches().isEmpty)
         await fixture.dropSchema()
     }
+
+    @Test("a resolver's merge that becomes the newest leaf prunes like any write: the replica keeps no leaf the server let go of")
+    func mergePrunes() async throws {
+        let fixture = try SyncFixture("mergeprune")
+        let (a, b, c) = (try fixture.store("a", historyLimit: Self.limit), try fixture.store("b", historyLimit: Self.limit),
+                         try fixture.store("c", historyLimit: Self.limit))
+        try a.save(Item(identifier: "doc", body: ["tag": "first"]))
+        try await Self.sync(fixture, a)
+        try await Self.sync(fixture, b)
+        try await Self.sync(fixture, c)
+        // a: generation 21, live; b: generation 2, live; c: generation 2, deleted. Every leaf is within
+        // 20 generations of the newest, so every tree keeps all three.
+        try Self.edit(a, "doc", times: 20, tag: "a")
+        try Self.edit(b, "doc", times: 1, tag: "b")
+        try c.delete(try #require(try c.load(Item.self, "doc")))
+        for store in [b, c] { try await Self.sync(fixture, store) }
+        // a pulls both, resolves: b's branch gets a tombstone (generation 3), the merge is generation 22,
+        // and the horizon moves to 2: c's deletion and b's old leaf are past it, on the server and on a.
+        for _ in 0..<2 {
+            try await fixture.sync(a) {
+                $0.revisionHistoryLimit = Self.limit
+                $0.conflictResolver = { _ in .merge(["tag": "merged"]) }
+            }.run()
+        }
+        let server = try await fixture.serverLeaves()
+        #expect(server["doc"]?.count == 2, "server leaves: \(server["doc"] ?? [])")
+        #expect(try a.allLeaves()["doc"] == server["doc"], "the replica that merged")
+        for store in [b, c] { try await Self.sync(fixture, store) }
+        for store in [b, c] { #expect(try store.allLeaves()["doc"] == server["doc"]) }
+        #expect(try await fixture.winnerMismatches().isEmpty)
+        await fixture.dropSchema()
+    }
 }

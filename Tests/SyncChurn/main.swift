@@ -8,7 +8,8 @@
 //
 // Every write it commits is reported as `committed <identifier> <revision> <0|1 deleted>`, after the
 // commit; a synchronization that failed for a reason retrying cannot fix as `sync-error <error>`.
-// The server's address comes from TOOLKIT_POSTGRES_URL.
+// The server's address comes from TOOLKIT_POSTGRES_URL; TOOLKIT_CHURN_HISTORY, when set, is the
+// revision history limit of the store and of the server (so a short run passes it).
 import DocumentStore
 import DocumentSync
 import DocumentTestModel
@@ -69,9 +70,12 @@ final class ChurnReplica: Sendable {
 
 }
 
+let historyLimit = ProcessInfo.processInfo.environment["TOOLKIT_CHURN_HISTORY"].flatMap { Int($0) }
 let store: Persistence
 do {
-    store = try Persistence(configuration: PersistenceConfiguration(url: URL(fileURLWithPath: arguments[1])))
+    var storeConfiguration = PersistenceConfiguration(url: URL(fileURLWithPath: arguments[1]))
+    if let historyLimit { storeConfiguration.revisionHistoryLimit = historyLimit }
+    store = try Persistence(configuration: storeConfiguration)
 } catch {
     ProbeOutput.say("fatal \(error)")
     exit(1)
@@ -82,6 +86,7 @@ let replica = ChurnReplica(store: store, index: index, seed: seed)
 guard let address = try? PostgresAddress(url: url) else { ProbeOutput.usage("sync-churn", "TOOLKIT_POSTGRES_URL is not a postgres:// address") }
 var configuration = DocumentSync.Configuration(address: address, schema: arguments[2])
 configuration.batchSize = 25
+if let historyLimit { configuration.revisionHistoryLimit = historyLimit }
 configuration.connectTimeout = .seconds(60)
 configuration.tombstoneRetention = .seconds(3)
 configuration.pollInterval = .milliseconds(50)
