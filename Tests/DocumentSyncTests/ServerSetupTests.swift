@@ -70,4 +70,29 @@ struct ServerSetupTests {
         #expect(try await Self.connections(fixture, settlingAt: 0) == 0)
         await fixture.dropSchema()
     }
+
+    @Test("a schema made before purge records and the view: a replicator that may not create works without them, one that may adds them")
+    func schemaWithoutAdditions() async throws {
+        let fixture = try SyncFixture("additions")
+        let a = try fixture.store()
+        try KillTests.write(a, prefix: "doc", count: 3)
+        try await fixture.sync(a).run()
+        try await fixture.execute("DROP VIEW S.current_documents")
+        try await fixture.execute("DROP TABLE S.purges")
+        // Without permission to create: pushes, pulls and purges go on, with no purge records.
+        try a.delete(try #require(try a.load(Item.self, "doc-0")))
+        try await fixture.sync(a) { $0.createSchema = false; $0.tombstoneRetention = .zero }.run()
+        let b = try fixture.store()
+        try await fixture.sync(b) { $0.createSchema = false }.run()
+        #expect(try b.snapshot("doc-1") != nil)
+        #expect(try await fixture.count("S.documents") == 2)
+        #expect(try await fixture.sql("SELECT to_regclass('S.purges') IS NULL", as: Bool.self) == [true])
+        // With it: both come back, and the next purge leaves a record.
+        try a.delete(try #require(try a.load(Item.self, "doc-1")))
+        try await fixture.sync(a) { $0.tombstoneRetention = .zero }.run()
+        try await fixture.sync(a) { $0.tombstoneRetention = .zero }.run()
+        #expect(try await fixture.count("S.purges") == 1)
+        #expect(try await fixture.count("S.current_documents") == 1)
+        await fixture.dropSchema()
+    }
 }
