@@ -1,7 +1,7 @@
 /// Applies several writes and notifies observers once, at the end.
 ///
 /// Inside the batch every write takes effect at once (a read sees it, and computed nodes that depend
-/// on it are stale), but observers (`withGraphTracking`, subscriptions, `values()`, Observation's
+/// on it are stale), but observers (`withGraphObservationTracking`, tracking scopes, subscriptions, `values()`, Observation's
 /// `withObservationTracking`) are told only when the outermost batch ends, each once, however many
 /// of the nodes it read changed.
 ///

@@ -1,4 +1,4 @@
-/// Collects the nodes one tracking closure (`withGraphTracking`, a subscription's run) reads.
+/// Collects the nodes one tracking closure (`withGraphObservationTracking`, a tracking scope, a subscription's run) reads.
 ///
 /// Its observer's edges are added as it reads (before the value is read, so no change after the read
 /// is missed), and `reads` lists what it read. A computed node's evaluation records its reads in the

@@ -103,7 +103,7 @@ struct BackingTests {
             let config = AppConfigurationModel()
             #expect(!config.shouldShowDebugOptions)
             let fired = Counter()
-            withGraphTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
+            withGraphObservationTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
             config.debugMode = false
             #expect(fired.count == 0)
             #expect(config.$shouldShowDebugOptions.evaluationCount == 1)
@@ -164,7 +164,7 @@ struct BackingTests {
             let config = AppConfigurationModel()
             #expect(!config.shouldShowDebugOptions)
             let fired = Counter()
-            withGraphTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
+            withGraphObservationTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
             // A separate DefaultsSuite object writes the file as another process would.
             try writeAsAnotherProcess(.bool(true), forKey: "enableExperimentalFeatures", in: folder)
             let seen = await eventually { config.shouldShowDebugOptions }

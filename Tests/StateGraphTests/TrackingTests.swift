@@ -7,12 +7,12 @@ import TestSupport
 /// Observing nodes: one-shot tracking, subscriptions, async values, batches, Observation.
 @Suite("tracking")
 struct TrackingTests {
-    @Test("withGraphTracking fires once, after the change has spread, with the new value readable")
+    @Test("withGraphObservationTracking fires once, after the change has spread, with the new value readable")
     func oneShot() {
         let model = DiamondModel()
         let seen = Recorded<String>()
         let fired = Counter()
-        withGraphTracking {
+        withGraphObservationTracking {
             _ = model.sum
         } onChange: {
             fired.bump()
@@ -24,11 +24,11 @@ struct TrackingTests {
         #expect(seen.all == ["20+200"])
     }
 
-    @Test("withGraphTracking does not fire for nodes it did not read")
+    @Test("withGraphObservationTracking does not fire for nodes it did not read")
     func untrackedNodes() {
         let model = DiamondModel()
         let fired = Counter()
-        withGraphTracking { _ = model.other } onChange: { fired.bump() }
+        withGraphObservationTracking { _ = model.other } onChange: { fired.bump() }
         model.base = 9
         #expect(fired.count == 0)
         model.other = 1
@@ -134,7 +134,7 @@ struct TrackingTests {
             let held = Token()
             token = held
             node = stored
-            withGraphTracking { _ = computed.wrappedValue } onChange: { _ = held }
+            withGraphObservationTracking { _ = computed.wrappedValue } onChange: { _ = held }
         }
         // The nodes hold the observer until it fires; it held them back, so neither ever went.
         #expect(node == nil)

@@ -64,11 +64,11 @@ struct StateGraphStep: TourStep {
         context.say("price = 5 marks net, tax and total stale; reading total computes each once: \"\(total)\"")
     }
 
-    /// withGraphTracking, withObservationTracking and a batch.
+    /// withGraphObservationTracking, withObservationTracking and a batch.
     private func tracking(_ context: TourContext, _ model: TourConfiguration) throws {
         let graphFired = Flag()
         let observationFired = Flag()
-        withGraphTracking { _ = model.total } onChange: { graphFired.raise() }
+        withGraphObservationTracking { _ = model.total } onChange: { graphFired.raise() }
         withObservationTracking { _ = model.total } onChange: { observationFired.raise() }
         withGraphBatch {
             model.price = 6
@@ -77,7 +77,7 @@ struct StateGraphStep: TourStep {
         try check(graphFired.count == 1 && observationFired.count == 1,
                   "tracking fired \(graphFired.count) and \(observationFired.count) times for one batch")
         context.say("")
-        context.say("withGraphBatch { price = 6; price = 7 }: withGraphTracking and withObservationTracking "
+        context.say("withGraphBatch { price = 6; price = 7 }: withGraphObservationTracking and withObservationTracking "
             + "on total each fire once; total = \"\(model.total)\"")
     }
 

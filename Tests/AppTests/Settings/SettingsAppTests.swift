@@ -81,7 +81,7 @@ struct SettingsAppTests {
             #expect(!config.shouldShowDebugOptions)
             #expect(config.effectiveAutoSaveInterval == 300)
             let fired = Counter()
-            withGraphTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
+            withGraphObservationTracking { _ = config.shouldShowDebugOptions } onChange: { fired.bump() }
 
             let run = try await settingsProgram("set", "debugMode", "true", folder: folder)
             #expect(run.termination == .exited(0), "\(run)")

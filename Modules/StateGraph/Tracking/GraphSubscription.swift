@@ -20,9 +20,8 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
     private let lock = Mutex<Void>(())
     nonisolated(unsafe) private var dependencies: [NodeCore] = []
     nonisolated(unsafe) private var cancelled = false
-    /// A run is under way (on some thread); changes meanwhile set `pending` and the run goes again.
-    nonisolated(unsafe) private var running = false
-    nonisolated(unsafe) private var pending = false
+    /// Whether a run is under way (on some thread); a change meanwhile makes it go again.
+    nonisolated(unsafe) private var runs = RerunState()
     /// What `apply` returned when the subscription was made.
     nonisolated(unsafe) private(set) var firstValue: Value?
 
@@ -81,28 +80,10 @@ extension GraphSubscription: GraphObserver {
     func notifyObservers() {
         // Runs never overlap, and a change during a run (even one `onChange` makes) is not lost: it
         // makes the running call go round again instead of waiting for it (which could deadlock).
-        let start = lock.withLock { _ -> Bool in
-            if cancelled { return false }
-            if running {
-                pending = true
-                return false
-            }
-            running = true
-            return true
-        }
-        guard start else { return }
-        while true {
+        guard lock.withLock({ _ in !cancelled && runs.shouldStart() }) else { return }
+        repeat {
             if let value = run() { onChange(value) }
-            let again = lock.withLock { _ -> Bool in
-                if pending && !cancelled {
-                    pending = false
-                    return true
-                }
-                running = false
-                return false
-            }
-            if !again { return }
-        }
+        } while lock.withLock { _ in runs.shouldRepeat(stopped: cancelled) }
     }
 }
 

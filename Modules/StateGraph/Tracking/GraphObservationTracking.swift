@@ -6,10 +6,10 @@ import Synchronization
 /// The graph's counterpart of Observation's `withObservationTracking`: `onChange` runs on the thread
 /// that made the change, after the change has reached every dependent (so reading a node inside
 /// `onChange` gives its new value), or at the end of a `withGraphBatch`. To keep reacting, track
-/// again from `onChange`, or use `GraphSubscription`.
+/// again from `onChange`, or use `GraphSubscription` or a tracking scope (``withGraphTracking(_:)``).
 ///
 /// ```swift
-/// withGraphTracking {
+/// withGraphObservationTracking {
 ///     _ = model.shouldShowDebugOptions
 /// } onChange: {
 ///     print("debug options changed")
@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// - Returns: What `apply` returned.
 @discardableResult
-public func withGraphTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
+public func withGraphObservationTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
     let observer = OneShotObserver(onChange)
     let recorder = GraphRecorder(observer: observer, previous: [])
     let result = try recorder.run(apply)
@@ -77,4 +77,11 @@ extension OneShotObserver: GraphObserver {
         detach()
         onChange()
     }
+}
+
+/// The one-shot observation's former name, which swift-state-graph's scope function now has.
+@available(*, deprecated, renamed: "withGraphObservationTracking(_:onChange:)")
+@discardableResult
+public func withGraphTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
+    try withGraphObservationTracking(apply, onChange: onChange)
 }
