@@ -1,0 +1,58 @@
+/// swift-state-graph's other ways to make a computed node.
+extension Computed {
+    /// Creates a node computed by `rule` (swift-state-graph's `rule:` spelling of
+    /// ``init(name:_:)``).
+    ///
+    /// ```swift
+    /// let total = Computed(name: "total", rule: { _ in price.wrappedValue * quantity.wrappedValue })
+    /// ```
+    public convenience init(name: String = "computed", rule: @escaping @Sendable (inout Context) -> Value) {
+        self.init(name: name, rule)
+    }
+
+    /// A node that always has `stored`'s value (a read-only view of it).
+    public convenience init(_ stored: Stored<Value>) {
+        self.init(name: stored.name) { _ in stored.wrappedValue }
+    }
+
+    /// A node that always has `computed`'s value.
+    public convenience init(_ computed: Computed<Value>) {
+        self.init(name: computed.name) { _ in computed.wrappedValue }
+    }
+
+    /// A node whose value never changes: for an API that takes a `Computed` where the value is fixed.
+    ///
+    /// ```swift
+    /// let unlimited = Computed(constant: Int.max)
+    /// ```
+    public convenience init(constant: consuming sending Value) {
+        let box = ConstantBox(constant)
+        self.init(name: "constant") { _ in box.value }
+    }
+
+    /// A node computed from this one's value: `project` gets the rule's context and the value.
+    ///
+    /// ```swift
+    /// let doubled = $count.map { _, count in count * 2 }
+    /// ```
+    public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
+        Computed<Projected>(name: name) { context in project(context, self.wrappedValue) }
+    }
+}
+
+extension Stored {
+    /// A computed node derived from this one's value: `project` gets the rule's context and the value.
+    ///
+    /// ```swift
+    /// let label = $count.map { _, count in "\(count) items" }
+    /// ```
+    public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
+        Computed<Projected>(name: name) { context in project(context, self.wrappedValue) }
+    }
+}
+
+/// A constant handed over (`sending`) to a node, which only ever reads it.
+private final class ConstantBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: consuming sending Value) { self.value = value }
+}
