@@ -48,6 +48,10 @@ public final class Stored<Value>: @unchecked Sendable {
     @usableFromInline let keyPath: KeyPath<Stored<Value>, Value> = \Stored<Value>.wrappedValue
     /// The suite this node is kept in, for backed nodes.
     @usableFromInline let suiteBinding: SuiteBinding<Value>?
+    /// Whether `onDidSet` gave a handler (checked on every set, so a node without one pays a load).
+    @usableFromInline let hasDidSet = Atomic<Bool>(false)
+    /// The `onDidSet` handler. Guarded by `lock`.
+    nonisolated(unsafe) private var didSetHandler: ((Value, Value) -> Void)?
 
     @usableFromInline
     init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?) {
@@ -86,12 +90,27 @@ public final class Stored<Value>: @unchecked Sendable {
             return observedValue()
         }
         set {
-            if let binding = suiteBinding {
+            if hasDidSet.load(ordering: .relaxed) {
+                setReportingDidSet(newValue)
+            } else if let binding = suiteBinding {
                 binding.write(newValue, to: self)
             } else {
                 replace(with: newValue)
             }
         }
+    }
+
+    /// A set on a node with an `onDidSet` handler: the set, then the handler with the value before it.
+    @usableFromInline
+    func setReportingDidSet(_ newValue: Value) {
+        let old = currentValue
+        if let binding = suiteBinding {
+            binding.write(newValue, to: self)
+        } else {
+            replace(with: newValue)
+        }
+        let handler = lock.withLock { _ in didSetHandler }
+        handler?(old, newValue)
     }
 
     /// The node itself, so `model.$count.projectedValue` and `$count` read alike in generated code.
@@ -153,6 +172,66 @@ public final class Stored<Value>: @unchecked Sendable {
         notifications.deliver(on: thread)
         thread.returnNotifications(&notifications)
         return changed
+    }
+
+    /// Calls `handler` after every set of `wrappedValue`, with the value before it and the value set,
+    /// on the setting thread, after the change has spread; also for a set that changed nothing (an
+    /// equal value). One handler per node: a second call replaces the first. Not called for
+    /// ``unsafeModify(_:)``, for another process's write to a suite, or for the initial value.
+    ///
+    /// ```swift
+    /// model.$count.onDidSet { old, new in print("count: \(old) -> \(new)") }
+    /// ```
+    ///
+    /// Under concurrent sets of the same node, the value "before" is the one read just before this
+    /// set, which another thread's set may have replaced in between.
+    public func onDidSet(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
+        lock.withLock { _ in didSetHandler = handler }
+        hasDidSet.store(true, ordering: .relaxed)
+    }
+
+    /// Changes the value in place, telling nobody: no dependent is marked stale, no observer or
+    /// Observation is notified, no `onDidSet` runs (a suite-backed node does write the new value to
+    /// its suite). For bulk edits whose change you will announce another way; computed nodes that
+    /// cached the old value keep it until something else changes.
+    ///
+    /// The closure may run again when another thread sets the node meanwhile (its first result is
+    /// then discarded), so it should only change the value. It must not use graph nodes.
+    ///
+    /// - Returns: What `mutation` returned.
+    /// - Throws: What `mutation` threw; the value is then unchanged.
+    @discardableResult
+    public func unsafeModify<Result, Failure: Error>(_ mutation: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        let result: Result
+        if WordPacking<Value>.fits {
+            while true {
+                let (current, version) = versionedValue()
+                var copy = current
+                let attempt = try mutation(&copy)
+                let newBits = WordPacking<Value>.pack(copy)
+                // Kept only if no write came in between (the version is odd while one is under way).
+                let stored = core.withGraphLock { () -> Bool in
+                    guard core.state.load(ordering: .relaxed) == version else { return false }
+                    bits.store(newBits, ordering: .releasing)
+                    return true
+                }
+                if stored {
+                    result = attempt
+                    break
+                }
+            }
+        } else {
+            result = try lock.withLock { _ throws(Failure) -> Result in try mutation(&value) }
+        }
+        suiteBinding?.writeQuietly(currentValue)
+        return result
+    }
+
+    /// swift-state-graph's former name of ``unsafeModify(_:)``.
+    @available(*, deprecated, renamed: "unsafeModify")
+    @discardableResult
+    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        try unsafeModify(body)
     }
 
     /// Whether `candidate` is equal to the value (always `false` for a value that is not `Equatable`).
@@ -227,6 +306,22 @@ extension Stored where Value: Equatable {
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
     @inlinable // So the comparison is made for the client's type, not through a generic witness.
+    public convenience init(name: String = "stored", wrappedValue: Value) {
+        self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil)
+    }
+}
+
+extension Stored where Value: AnyObject {
+    /// Creates a node kept in memory holding an object; setting the same instance again changes
+    /// nothing (another instance always counts as a change).
+    public convenience init(name: String = "stored", wrappedValue: Value) {
+        self.init(name: name, value: wrappedValue, isEqual: { $0 === $1 }, binding: nil)
+    }
+}
+
+extension Stored where Value: Equatable & AnyObject {
+    /// Creates a node kept in memory holding an `Equatable` object: setting an equal one changes nothing.
+    @inlinable
     public convenience init(name: String = "stored", wrappedValue: Value) {
         self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil)
     }

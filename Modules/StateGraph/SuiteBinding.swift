@@ -88,6 +88,31 @@ final class SuiteBinding<Value>: @unchecked Sendable {
         notifications.discard()
     }
 
+    /// Writes `value`, which the node already holds (`unsafeModify` changed it in place), to the
+    /// suite, telling nobody in this process.
+    func writeQuietly(_ value: Value) {
+        writeLock.withLock { _ in
+            let encoded: PlistValue?
+            do {
+                encoded = try encode(value)
+            } catch {
+                fail(.encode, error)
+                unwritten = true
+                return
+            }
+            do {
+                entry.writes.add(1, ordering: .relaxed)
+                try entry.suite.set(encoded, forKey: key)
+                lastEncoded = encoded
+                lastError = nil
+                unwritten = false
+            } catch {
+                fail(.write, error)
+                unwritten = true
+            }
+        }
+    }
+
     /// Brings a value another writer put in the suite into the node, and spreads it if it differs.
     func reload(into node: Stored<Value>) {
         var notifications = GraphNotifications()
