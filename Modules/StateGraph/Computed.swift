@@ -30,6 +30,18 @@ public final class Computed<Value>: @unchecked Sendable {
     public struct Context {
         @usableFromInline init() {}
 
+        /// The computed environment (`StateGraphGlobal.computedEnvironmentValues`), read at the time
+        /// of the read; not a dependency.
+        public var environment: Environment { Environment() }
+
+        /// Reads the computed environment by the properties declared on ``ComputedEnvironmentValues``.
+        @dynamicMemberLookup
+        public struct Environment {
+            public subscript<T: ComputedEnvironmentKey>(dynamicMember keyPath: KeyPath<ComputedEnvironmentValues, T>) -> T {
+                StateGraphGlobal.computedEnvironmentValues.withLock { $0[keyPath: keyPath] }
+            }
+        }
+
         /// Runs `body` without recording what it reads: the node does not depend on those reads.
         public func withoutTracking<R>(_ body: () throws -> R) rethrows -> R {
             let thread = EvaluationThread.current
