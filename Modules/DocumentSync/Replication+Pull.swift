@@ -18,12 +18,14 @@ extension Replication {
         var onServer = Set<String>()
         while true {
             try Task.checkCancellation()
-            let entries = try await page(after: position)
-            guard let last = entries.last?.sequence else { break }
+            let rows = try await page(after: position)
+            // A full page ends at its last document; the last page takes the rest of the feed.
+            let pageIsFull = Set(rows.map(\.sequence)).count >= configuration.batchSize
+            let purges = try await purges(after: position, through: pageIsFull ? rows.last?.sequence : nil)
+            let last = max(rows.last?.sequence ?? 0, purges.last?.sequence ?? 0)
+            guard last > position else { break }
             // Purge records first: a document made again after its purge comes later in the feed.
-            let purges = entries.filter(\.purged).map(\.identifier)
-            if !purges.isEmpty { report.purgedLocally += try await purgeSettled(purges) }
-            let rows = entries.filter { !$0.purged }
+            if !purges.isEmpty { report.purgedLocally += try await purgeSettled(purges.map(\.identifier)) }
             if full { for row in rows { onServer.insert(row.identifier) } }
             let known = try persistence.knownRevisions(rows.map { ($0.identifier, $0.revision) })
             var revisions: [ForeignRevision] = []
@@ -45,7 +47,7 @@ extension Replication {
             }
             position = last
             history = next
-            if Set(entries.map(\.sequence)).count < configuration.batchSize { break }
+            if !pageIsFull { break }
         }
         if full { report.purgedLocally += try await purgeAbsent(onServer) }
     }
@@ -77,11 +79,10 @@ extension Replication {
         }
     }
 
-    /// One leaf of the server's feed, or one purge record (`purged`, without a revision).
+    /// One leaf of the server's feed.
     struct FeedRow {
         let sequence: Int64
         let identifier: String
-        var purged = false
         let kind: String
         let revision: String
         let deleted: Bool
@@ -107,29 +108,22 @@ extension Replication {
         }
     }
 
-    /// The leaves of the next `batchSize` documents of the server's feed after `position`, with the
-    /// purge records among them (one row each).
+    /// The server's purge records after `position`, up to `upper` when given, oldest first (none when
+    /// the schema has no `purges`).
+    private func purges(after position: Int64, through upper: Int64?) async throws -> [(sequence: Int64, identifier: String)] {
+        guard purgeRecords else { return [] }
+        let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
+        return try await session.rows("""
+            SELECT sequence, id FROM \(unescaped: schema).purges
+            WHERE sequence > \(position) AND (\(upper)::int8 IS NULL OR sequence <= \(upper)::int8)
+              AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+            ORDER BY sequence
+            """, as: (Int64, String).self).map { (sequence: $0.0, identifier: $0.1) }
+    }
+
+    /// The leaves of the next `batchSize` documents of the server's feed after `position`.
     private func page(after position: Int64) async throws -> [FeedRow] {
         let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
-        if purgeRecords {
-            let rows = try await session.rows("""
-                SELECT d.sequence, d.id, d.kind, d.purged, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
-                FROM (SELECT id, kind, sequence, false AS purged FROM \(unescaped: schema).documents
-                      WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
-                      UNION ALL
-                      SELECT id, kind, sequence, true FROM \(unescaped: schema).purges
-                      WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
-                      ORDER BY sequence LIMIT \(Int64(configuration.batchSize))) AS d
-                LEFT JOIN \(unescaped: schema).revisions AS r ON NOT d.purged AND r.document = d.id AND r.leaf
-                ORDER BY d.sequence, r.revision
-                """, as: (Int64, String, String, Bool, String?, Bool?, String?, String).self)
-            return rows.compactMap { row in
-                if row.3 { return FeedRow(sequence: row.0, identifier: row.1, purged: true, kind: row.2, revision: "", deleted: true, body: nil, ancestors: []) }
-                guard let revision = row.4 else { return nil }
-                return FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: revision, deleted: row.5 ?? false, body: row.6,
-                               ancestors: row.7.split(separator: " ").map(String.init))
-            }
-        }
         let rows = try await session.rows("""
             SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
             FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
