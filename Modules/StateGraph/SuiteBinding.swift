@@ -72,16 +72,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             }
             // The file first: the node's change counts as a write in progress until it has spread
             // (see `GraphClock`), and that should not last as long as a durable write.
-            do {
-                entry.writes.add(1, ordering: .relaxed)
-                try entry.suite.set(encoded, forKey: key)
-                lastEncoded = encoded
-                lastError = nil
-                unwritten = false
-            } catch {
-                fail(.write, error)
-                unwritten = true
-            }
+            put(encoded)
             _ = node.store(newValue, notifying: &notifications)
         }
         notifications.deliver(on: EvaluationThread.current)
@@ -100,16 +91,21 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 unwritten = true
                 return
             }
-            do {
-                entry.writes.add(1, ordering: .relaxed)
-                try entry.suite.set(encoded, forKey: key)
-                lastEncoded = encoded
-                lastError = nil
-                unwritten = false
-            } catch {
-                fail(.write, error)
-                unwritten = true
-            }
+            put(encoded)
+        }
+    }
+
+    /// Writes an encoded value to the suite, and notes whether it got there. Under `writeLock`.
+    private func put(_ encoded: PlistValue?) {
+        do {
+            entry.writes.add(1, ordering: .relaxed)
+            try entry.suite.set(encoded, forKey: key)
+            lastEncoded = encoded
+            lastError = nil
+            unwritten = false
+        } catch {
+            fail(.write, error)
+            unwritten = true
         }
     }
 

@@ -1,5 +1,9 @@
+import FileStorageKit
+import Foundation
+import PlistCodec
 import StateGraph
 import Testing
+import TestSupport
 
 /// swift-state-graph's stored-node extras: `onDidSet`, identity as equality for objects, `unsafeModify`.
 @Suite("stored hooks")
@@ -77,5 +81,20 @@ struct StoredHooksTests {
         #expect(list.wrappedValue == [1, 2, 3])
         count.wrappedValue = 0   // a real change reaches the dependents with both edits
         #expect(sum.wrappedValue == 6)
+    }
+
+    @Test("unsafeModify on a suite-backed node writes the suite, and tells nobody in this process")
+    func unsafeModifyWritesTheSuite() throws {
+        let folder = try TemporaryFolder(prefix: "state-graph")
+        let node = GraphStorageLocation.$folder.withValue(folder.url) {
+            Stored(name: "tags", backing: .userDefaults(suite: "quiet", key: "tags"), defaultValue: ["a"])
+        }
+        let fired = Counter()
+        withGraphObservationTracking { _ = node.wrappedValue } onChange: { fired.bump() }
+        node.unsafeModify { $0.append("b") }
+        #expect(node.wrappedValue == ["a", "b"])
+        #expect(fired.count == 0)
+        let file = try PlistValue(parsing: try Data(contentsOf: folder.file("quiet.plist")))
+        #expect(file.dictionaryValue?["tags"] == .array([.string("a"), .string("b")]))
     }
 }
