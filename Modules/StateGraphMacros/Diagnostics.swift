@@ -10,7 +10,6 @@ enum GraphMacroDiagnostic: String, DiagnosticMessage {
     case storedNeedsValue
     case computedHasValue
     case hasAccessors
-    case observers
     case staticProperty
 
     var message: String {
@@ -21,8 +20,7 @@ enum GraphMacroDiagnostic: String, DiagnosticMessage {
         case .missingType: return "a graph node property needs a type annotation, e.g. 'var count: Int = 0'"
         case .storedNeedsValue: return "@GraphStored needs an initial value (the default for a suite-backed property); only an optional may omit it"
         case .computedHasValue: return "@GraphComputed has no initial value: set its rule in init with 'self.$name = .init { ... }'"
-        case .hasAccessors: return "a graph node property cannot declare 'get' or 'set': the macro provides them"
-        case .observers: return "'willSet' and 'didSet' are not supported on graph node properties; observe the node with withGraphTracking or GraphSubscription"
+        case .hasAccessors: return "a graph node property cannot declare 'get' or 'set' (only 'willSet' and 'didSet'): the macro provides them"
         case .staticProperty: return "graph node properties must be instance properties"
         }
     }

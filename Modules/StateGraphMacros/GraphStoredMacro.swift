@@ -44,13 +44,38 @@ extension GraphStoredMacro: AccessorMacro {
                 return $\(raw: name).wrappedValue
             }
             """)
-        accessors.append(
-            """
-            set {
-                $\(raw: name).wrappedValue = newValue
-            }
-            """)
+        accessors.append(setter(shape))
         return accessors
+    }
+}
+
+extension GraphStoredMacro {
+    /// The setter: the node's write, with the property's `willSet` before it (its parameter, or
+    /// `newValue`, bound to the value set) and its `didSet` after it (`oldValue`, or its parameter,
+    /// bound to the value before), on every assignment, as Swift runs observers.
+    static func setter(_ shape: PropertyShape) -> AccessorDeclSyntax {
+        let name = shape.name
+        guard shape.willSet != nil || shape.didSet != nil else {
+            return """
+                set {
+                    $\(raw: name).wrappedValue = newValue
+                }
+                """
+        }
+        var body = ""
+        if let willSet = shape.willSet, let statements = willSet.body?.statements {
+            let parameter = willSet.parameters?.name.text ?? "newValue"
+            body += "do {\nlet \(parameter): \(shape.type) = __graphStoredNewValue\n\(statements.trimmedDescription)\n}\n"
+        }
+        if let didSet = shape.didSet {
+            let parameter = didSet.parameters?.name.text ?? "oldValue"
+            body += "let \(parameter): \(shape.type) = $\(name).wrappedValue\n"
+        }
+        body += "$\(name).wrappedValue = __graphStoredNewValue\n"
+        if let didSet = shape.didSet, let statements = didSet.body?.statements {
+            body += "do {\n\(statements.trimmedDescription)\n}\n"
+        }
+        return AccessorDeclSyntax(stringLiteral: "set(__graphStoredNewValue) {\n\(body)}")
     }
 }
 

@@ -10,6 +10,9 @@ struct PropertyShape {
     let initializer: ExprSyntax?
     /// The access modifier for the generated `$name` node (the setter's, when restricted), or "".
     let nodeAccess: String
+    /// The property's `willSet` and `didSet` observers, folded into the generated setter.
+    var willSet: AccessorDeclSyntax?
+    var didSet: AccessorDeclSyntax?
 
     /// Whether the type is spelled as an optional (`T?`, `T!`, `Optional<T>`).
     var isOptional: Bool {
@@ -47,14 +50,24 @@ struct PropertyShape {
               let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
             return fail(.multipleBindings, at: variable)
         }
+        var observers: (willSet: AccessorDeclSyntax?, didSet: AccessorDeclSyntax?) = (nil, nil)
         if let accessors = binding.accessorBlock {
             switch accessors.accessors {
             case .getter:
                 return fail(.hasAccessors, at: accessors)
             case .accessors(let list):
-                let kinds = list.map(\.accessorSpecifier.text)
-                if kinds.contains(where: { $0 == "willSet" || $0 == "didSet" }) { return fail(.observers, at: accessors) }
-                return fail(.hasAccessors, at: accessors)
+                for accessor in list {
+                    switch accessor.accessorSpecifier.text {
+                    case "willSet": observers.willSet = accessor
+                    case "didSet": observers.didSet = accessor
+                    // What the macro itself generated, seen again when the compiler expands the other role.
+                    case "get", "set", "init": break
+                    default: return fail(.hasAccessors, at: accessors)
+                    }
+                }
+                if list.contains(where: { ["get", "set"].contains($0.accessorSpecifier.text) }) && observers == (nil, nil) {
+                    return fail(.hasAccessors, at: accessors)
+                }
             }
         }
         guard let type = binding.typeAnnotation?.type.trimmed else {
@@ -62,7 +75,8 @@ struct PropertyShape {
         }
         return PropertyShape(variable: variable, name: identifier.identifier.trimmedDescription, type: type,
                              initializer: binding.initializer?.value.trimmed,
-                             nodeAccess: nodeAccess(of: variable.modifiers))
+                             nodeAccess: nodeAccess(of: variable.modifiers),
+                             willSet: observers.willSet, didSet: observers.didSet)
     }
 
     /// The generated node's access: the setter's level when it is restricted (`private(set)`), since the

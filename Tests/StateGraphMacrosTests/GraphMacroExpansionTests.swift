@@ -33,6 +33,51 @@ struct GraphMacroExpansionTests {
             """)
     }
 
+    @Test("@GraphStored folds willSet and didSet into its setter, around the node's write")
+    func storedObservers() {
+        expectExpansion(
+            """
+            final class Model {
+                @GraphStored var count: Int = 0 {
+                    willSet(next) { print(next) }
+                    didSet { print(oldValue, count) }
+                }
+            }
+            """,
+            // The test expansion keeps the observers' text; the compiler drops them once the macro has
+            // given the property a getter and a setter (StoredObserverTests runs them).
+            expandedSource: """
+            final class Model {
+                var count: Int {
+                    willSet(next) { print(next) }
+                    didSet { print(oldValue, count) }
+                    @storageRestrictions(accesses: $count)
+                    init(initialValue) {
+                        $count.wrappedValue = initialValue
+                    }
+
+                    get {
+                        return $count.wrappedValue
+                    }
+
+                    set(__graphStoredNewValue) {
+                        do {
+                            let next: Int = __graphStoredNewValue
+                            print(next)
+                        }
+                        let oldValue: Int = $count.wrappedValue
+                        $count.wrappedValue = __graphStoredNewValue
+                        do {
+                            print(oldValue, count)
+                        }
+                    }
+                }
+
+                @StateGraph.GraphIgnored let $count: StateGraph.Stored<Int> = .init(name: "count", wrappedValue: 0)
+            }
+            """)
+    }
+
     @Test("@GraphStored(backed: .memory) is the same as no argument")
     func storedExplicitMemory() {
         expectExpansion(
@@ -134,7 +179,7 @@ struct GraphMacroExpansionTests {
             """)
     }
 
-    @Test("refusals: let, no type, no value, willSet, an initialized @GraphComputed")
+    @Test("refusals: let, no type, no value, an initialized @GraphComputed")
     func diagnostics() {
         expectExpansion(
             """
@@ -175,23 +220,6 @@ struct GraphMacroExpansionTests {
             """,
             diagnostics: [DiagnosticSpec(message: "@GraphStored needs an initial value (the default for a suite-backed property); only an optional may omit it",
                                          line: 2, column: 5)])
-        expectExpansion(
-            """
-            final class Model {
-                @GraphStored var count: Int = 0 {
-                    didSet { print(count) }
-                }
-            }
-            """,
-            expandedSource: """
-            final class Model {
-                var count: Int = 0 {
-                    didSet { print(count) }
-                }
-            }
-            """,
-            diagnostics: [DiagnosticSpec(message: "'willSet' and 'didSet' are not supported on graph node properties; observe the node with withGraphTracking or GraphSubscription",
-                                         line: 2, column: 37)])
         expectExpansion(
             """
             final class Model {
