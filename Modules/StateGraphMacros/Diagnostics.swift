@@ -21,7 +21,7 @@ enum GraphMacroDiagnostic: String, DiagnosticMessage {
         case .storedNeedsValue: return "@GraphStored needs an initial value (the default for a suite-backed property); only an optional may omit it"
         case .computedHasValue: return "@GraphComputed has no initial value: set its rule in init with 'self.$name = .init { ... }'"
         case .hasAccessors: return "a graph node property cannot declare 'get' or 'set' (only 'willSet' and 'didSet'): the macro provides them"
-        case .staticProperty: return "graph node properties must be instance properties"
+        case .staticProperty: return "a graph node property cannot be 'class': make it 'static'"
         }
     }
 

@@ -29,7 +29,9 @@ extension GraphStoredMacro: AccessorMacro {
               shape.initializer != nil || shape.isOptional else { return [] }
         let name = shape.name
         var accessors: [AccessorDeclSyntax] = []
-        if backing(of: node) == nil {
+        // An initializer can assign an instance property of a type; a static or top-level one has none.
+        let inType = context.lexicalContext.first.map { $0.is(ClassDeclSyntax.self) || $0.is(StructDeclSyntax.self) || $0.is(ActorDeclSyntax.self) } ?? false
+        if backing(of: node) == nil, inType, !shape.isStatic {
             accessors.append(
                 """
                 @storageRestrictions(accesses: $\(raw: name))
@@ -55,9 +57,10 @@ extension GraphStoredMacro {
     /// bound to the value before), on every assignment, as Swift runs observers.
     static func setter(_ shape: PropertyShape) -> AccessorDeclSyntax {
         let name = shape.name
+        let specifier = "set"
         guard shape.willSet != nil || shape.didSet != nil else {
             return """
-                set {
+                \(raw: specifier) {
                     $\(raw: name).wrappedValue = newValue
                 }
                 """
@@ -75,7 +78,7 @@ extension GraphStoredMacro {
         if let didSet = shape.didSet, let statements = didSet.body?.statements {
             body += "do {\n\(statements.trimmedDescription)\n}\n"
         }
-        return AccessorDeclSyntax(stringLiteral: "set(__graphStoredNewValue) {\n\(body)}")
+        return AccessorDeclSyntax(stringLiteral: "\(specifier)(__graphStoredNewValue) {\n\(body)}")
     }
 }
 
@@ -96,7 +99,7 @@ extension GraphStoredMacro: PeerMacro {
         }
         return [
             """
-            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)let $\(raw: name): StateGraph.Stored<\(shape.type)> = \(raw: creation)
+            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)\(raw: shape.isStatic ? "static " : "")let $\(raw: name): StateGraph.Stored<\(shape.type)> = \(raw: creation)
             """,
         ]
     }

@@ -14,6 +14,9 @@ struct PropertyShape {
     var willSet: AccessorDeclSyntax?
     var didSet: AccessorDeclSyntax?
 
+    /// Whether the property is `static` (its node is a `static let`, and there is no `init` accessor).
+    var isStatic: Bool { variable.modifiers.contains { $0.name.text == "static" } }
+
     /// Whether the type is spelled as an optional (`T?`, `T!`, `Optional<T>`).
     var isOptional: Bool {
         if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
@@ -43,7 +46,7 @@ struct PropertyShape {
             }
             return nil
         }
-        if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) {
+        if variable.modifiers.contains(where: { $0.name.text == "class" }) {
             return fail(.staticProperty, at: variable)
         }
         guard variable.bindings.count == 1, let binding = variable.bindings.first,

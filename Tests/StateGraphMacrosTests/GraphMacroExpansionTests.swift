@@ -78,6 +78,46 @@ struct GraphMacroExpansionTests {
             """)
     }
 
+    @Test("@GraphStored on a static or a top-level property: no init accessor (no initializer can assign it), a static or global node")
+    func storedStaticAndTopLevel() {
+        expectExpansion(
+            """
+            enum Settings {
+                @GraphStored static var volume: Int = 3
+            }
+            """,
+            expandedSource: """
+            enum Settings {
+                static var volume: Int {
+                    get {
+                        return $volume.wrappedValue
+                    }
+                    set {
+                        $volume.wrappedValue = newValue
+                    }
+                }
+
+                @StateGraph.GraphIgnored static let $volume: StateGraph.Stored<Int> = .init(name: "volume", wrappedValue: 3)
+            }
+            """)
+        expectExpansion(
+            """
+            @GraphStored var count: Int = 1
+            """,
+            expandedSource: """
+            var count: Int {
+                get {
+                    return $count.wrappedValue
+                }
+                set {
+                    $count.wrappedValue = newValue
+                }
+            }
+
+            @StateGraph.GraphIgnored let $count: StateGraph.Stored<Int> = .init(name: "count", wrappedValue: 1)
+            """)
+    }
+
     @Test("@GraphStored(backed: .memory) is the same as no argument")
     func storedExplicitMemory() {
         expectExpansion(

@@ -35,3 +35,26 @@ struct StoredObserverTests {
         #expect(model.history.count == 7, "a write through the node itself runs no property observer")
     }
 }
+
+/// A top-level graph property (swift-state-graph accepts one).
+@GraphStored var topLevelCount: Int = 1
+
+/// `@GraphStored` on static and top-level properties.
+@Suite("stored declaration forms")
+struct StoredDeclarationFormTests {
+    enum Settings {
+        @GraphStored static var volume: Int = 3
+    }
+
+    @Test("a static and a top-level property are nodes")
+    func forms() {
+        let volume = Settings.$volume
+        let louder = Computed { _ in volume.wrappedValue + 1 }
+        Settings.volume = 7
+        #expect(louder.wrappedValue == 8)
+        let top = $topLevelCount
+        let doubled = Computed { _ in top.wrappedValue * 2 }
+        topLevelCount = 21
+        #expect(doubled.wrappedValue == 42)
+    }
+}
