@@ -41,8 +41,10 @@ final class Recorded<Element: Sendable>: Sendable {
 }
 
 /// Polls `condition` every 5 ms with `Task.sleep` (never blocking a pool thread, which the suite's
-/// watcher task may need) until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+/// watcher task may need) until it holds or `timeout` passes; returns whether it held. It runs on the
+/// caller's isolation, so a main-actor test can poll its own state.
+func eventually(timeout: Duration = .seconds(60), isolation: isolated (any Actor)? = #isolation,
+                _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         if ContinuousClock.now >= deadline { return false }

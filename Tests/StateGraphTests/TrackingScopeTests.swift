@@ -14,17 +14,6 @@ struct TrackingScopeTests {
         await Task { @MainActor in }.value
     }
 
-    /// `eventually` for the main actor's own state.
-    @MainActor
-    static func eventuallyOnMain(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test("a group runs before withGraphTrackingGroup returns, and again after a change of what it read")
     func groupRunsNowAndAfterChanges() async {
         let a = Stored(name: "a", wrappedValue: 1)
@@ -286,7 +275,7 @@ struct TrackingScopeTests {
         await Self.drainMainActor()
         #expect(writerRuns == 2, "one run for the outside write, none for its own")
         #expect(counter.wrappedValue == 11)
-        #expect(await Self.eventuallyOnMain { watched.last == 11 }, "the writer's write reaches the other scope")
+        #expect(await eventually { watched.last == 11 }, "the writer's write reaches the other scope")
         writer.cancel()
     }
 
