@@ -107,43 +107,46 @@ extension Replication {
     }
 
     /// The leaves of the next `batchSize` documents of the server's feed after `position`, and the
-    /// purge records up to the last of them (all the rest on the last page), read in one statement so
-    /// that both come from one snapshot: a purge committed between two reads could otherwise move the
-    /// checkpoint past a document committed just before it.
+    /// purge records up to the last of them (all the rest on the last page). Both are read in one
+    /// snapshot (a read-only repeatable-read transaction): a purge committed between two separate reads
+    /// could otherwise move the checkpoint past a document committed just before it.
     private func page(after position: Int64) async throws -> (rows: [FeedRow], purges: [(sequence: Int64, identifier: String)]) {
-        let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
-        // Numbered parameters, each used in both parts: $1 the position, $2 the kinds, $3 the batch size.
-        var binds = PostgresBindings()
-        binds.append(position)
-        if let kinds { binds.append(kinds) } else { binds.appendNull() }
-        binds.append(Int64(configuration.batchSize))
-        let purges = purgeRecords ? """
-            UNION ALL
-            SELECT p.sequence, p.id, p.kind, NULL, NULL, NULL, NULL FROM \(schema).purges AS p
-            WHERE p.sequence > $1 AND ($2::text[] IS NULL OR p.kind = ANY($2::text[]))
-              AND ((SELECT count(*) FROM page) < $3 OR p.sequence <= (SELECT max(sequence) FROM page))
-            """ : ""
-        let rows = try await session.rows(PostgresQuery(unsafeSQL: """
-            WITH page AS MATERIALIZED (
-                SELECT id, kind, sequence FROM \(schema).documents
-                WHERE sequence > $1 AND ($2::text[] IS NULL OR kind = ANY($2::text[]))
-                ORDER BY sequence LIMIT $3)
-            SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
-            FROM page AS d JOIN \(schema).revisions AS r ON r.document = d.id AND r.leaf
-            \(purges)
-            ORDER BY 1, 4
-            """, binds: binds), as: (Int64, String, String, String?, Bool?, String?, String?).self)
-        var feed: [FeedRow] = []
-        var records: [(sequence: Int64, identifier: String)] = []
-        for row in rows {
-            guard let revision = row.3 else {
-                records.append((row.0, row.1))
-                continue
-            }
-            feed.append(FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: revision, deleted: row.4 ?? false,
-                                body: row.5, ancestors: (row.6 ?? "").split(separator: " ").map(String.init)))
+        guard purgeRecords else { return (try await documentPage(after: position), []) }
+        try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        do {
+            let rows = try await documentPage(after: position)
+            let full = Set(rows.map(\.sequence)).count >= configuration.batchSize
+            let upper: Int64? = full ? rows.last?.sequence : nil
+            let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
+            let purges = try await session.rows("""
+                SELECT sequence, id FROM \(unescaped: schema).purges
+                WHERE sequence > \(position) AND (\(upper)::int8 IS NULL OR sequence <= \(upper)::int8)
+                  AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+                ORDER BY sequence
+                """, as: (Int64, String).self).map { (sequence: $0.0, identifier: $0.1) }
+            try await session.execute("COMMIT")
+            return (rows, purges)
+        } catch {
+            try? await session.execute("ROLLBACK")
+            throw error
         }
-        return (feed, records)
+    }
+
+    /// The leaves of the next `batchSize` documents of the server's feed after `position`.
+    private func documentPage(after position: Int64) async throws -> [FeedRow] {
+        let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
+        let rows = try await session.rows("""
+            SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
+            FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
+                  WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
+                  ORDER BY sequence LIMIT \(Int64(configuration.batchSize))) AS d
+            JOIN \(unescaped: schema).revisions AS r ON r.document = d.id AND r.leaf
+            ORDER BY d.sequence, r.revision
+            """, as: (Int64, String, String, String, Bool, String?, String).self)
+        return rows.map { row in
+            FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: row.3, deleted: row.4, body: row.5,
+                    ancestors: row.6.split(separator: " ").map(String.init))
+        }
     }
 
     /// Asks the resolver about each conflicted document and applies its answer; returns how many it ended.
