@@ -110,10 +110,9 @@ extension Replication {
     /// purge records up to the last of them (all the rest on the last page). Both are read in one
     /// snapshot (a read-only repeatable-read transaction): a purge committed between two separate reads
     /// could otherwise move the checkpoint past a document committed just before it.
-    private func page(after position: Int64) async throws -> (rows: [FeedRow], purges: [(sequence: Int64, identifier: String)]) {
+    private func page(after position: Int64) async throws -> (rows: [FeedRow], purges: [PurgeRecord]) {
         guard purgeRecords else { return (try await documentPage(after: position), []) }
-        try await session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        do {
+        return try await session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
             let rows = try await documentPage(after: position)
             let full = Set(rows.map(\.sequence)).count >= configuration.batchSize
             let upper: Int64? = full ? rows.last?.sequence : nil
@@ -123,13 +122,15 @@ extension Replication {
                 WHERE sequence > \(position) AND (\(upper)::int8 IS NULL OR sequence <= \(upper)::int8)
                   AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
                 ORDER BY sequence
-                """, as: (Int64, String).self).map { (sequence: $0.0, identifier: $0.1) }
-            try await session.execute("COMMIT")
+                """, as: (Int64, String).self).map { PurgeRecord(sequence: $0.0, identifier: $0.1) }
             return (rows, purges)
-        } catch {
-            try? await session.execute("ROLLBACK")
-            throw error
         }
+    }
+
+    /// One purge record of the server's feed.
+    struct PurgeRecord: Sendable {
+        let sequence: Int64
+        let identifier: String
     }
 
     /// The leaves of the next `batchSize` documents of the server's feed after `position`.

@@ -145,9 +145,10 @@ final class ServerSession: Sendable {
         }
     }
 
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<R: Sendable>(_ body: () async throws -> R) async throws -> R {
-        try await execute("BEGIN")
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws. `begin`
+    /// opens it (a read-only snapshot, say, with `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`).
+    func transaction<R: Sendable>(begin: PostgresQuery = "BEGIN", _ body: () async throws -> R) async throws -> R {
+        try await execute(begin)
         do {
             let result = try await body()
             try await execute("COMMIT")

@@ -41,6 +41,13 @@ final class GraphRecorder {
         return previous.filter { !kept.contains(ObjectIdentifier($0)) && seen.insert(ObjectIdentifier($0)).inserted }
     }
 
+    /// After a run of `observer`: removes its edges to the previous reads this run did not read again,
+    /// or, when the observer was cancelled meanwhile (`kept` false), to everything this run read.
+    func leaveDropped(by observer: AnyObject, kept: Bool) {
+        let dropped = kept ? droppedDependencies() : reads
+        for dependency in dropped { dependency.removeObserver(ObjectIdentifier(observer)) }
+    }
+
     /// Runs `body` with this recorder current on this thread.
     func run<T>(_ body: () throws -> T) rethrows -> T {
         let thread = EvaluationThread.current

@@ -66,8 +66,7 @@ public final class GraphSubscription<Value>: @unchecked Sendable {
             dependencies = reads
             return true
         }
-        let dropped = stillActive ? recorder.droppedDependencies() : reads
-        for dependency in dropped { dependency.removeObserver(ObjectIdentifier(self)) }
+        recorder.leaveDropped(by: self, kept: stillActive)
         return stillActive ? value : nil
     }
 }

@@ -128,8 +128,7 @@ final class TrackingScope: @unchecked Sendable {
             dependencies = reads
             return true
         }
-        let dropped = kept ? recorder.droppedDependencies() : reads
-        for dependency in dropped { dependency.removeObserver(ObjectIdentifier(self)) }
+        recorder.leaveDropped(by: self, kept: kept)
     }
 
     /// The delivery task started on the scope's isolation: runs the body until no change is pending.
