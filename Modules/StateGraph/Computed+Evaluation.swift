@@ -40,6 +40,17 @@ extension Computed {
         }
         var start = start
         while true {
+            // The equality cut-off: nothing the last run read has changed (a computed dependency may
+            // have computed an equal value), so its result stands.
+            if core.readsStillHold(on: thread), let kept = keptValue() {
+                core.evaluator.store(0, ordering: .releasing)
+                if core.finishEvaluation(from: start) { return (kept, (start & ~(ComputedCore.evaluating | ComputedCore.waited)) | ComputedCore.fresh) }
+                core.evaluator.store(thread.id, ordering: .releasing)
+                start = core.state.load(ordering: .acquiring)
+                continue
+            }
+            core.cacheMatchesReads = false
+            core.evaluatedAt = core.graph._withUnsafeGuaranteedRef { $0.tick.load(ordering: .sequentiallyConsistent) }
             core.restartReads()
             thread.reader = .evaluation(Unmanaged.passUnretained(core))
             var context = Context()
@@ -58,16 +69,34 @@ extension Computed {
         }
     }
 
+    /// The cached value, read by the thread holding the evaluation (which alone changes it).
+    @inlinable
+    func keptValue() -> Value? {
+        if WordPacking<Value>.fits {
+            return hasBits.load(ordering: .acquiring) ? WordPacking<Value>.unpack(cachedBits.load(ordering: .relaxed)) : nil
+        }
+        return cached
+    }
+
     /// Caches `value` and turns the state fresh, unless an invalidation moved it from `start`
     /// meanwhile. Returns whether it committed.
     @inlinable
     func commit(_ value: Value, from start: UInt64) -> Bool {
         if WordPacking<Value>.fits {
+            let hadValue = hasBits.load(ordering: .relaxed)
+            // Stamped before the value turns fresh, so a dependent that finds it fresh sees the stamp.
+            if !hadValue || isEqual.map({ !$0(WordPacking<Value>.unpack(cachedBits.load(ordering: .relaxed)), value) }) ?? true {
+                core.stampChange()
+            }
             // While the state is stale no reader takes the bits; they are published before it turns fresh.
             cachedBits.store(WordPacking<Value>.pack(value), ordering: .releasing)
-            if !hasBits.load(ordering: .relaxed) { hasBits.store(true, ordering: .releasing) }
+            if !hadValue { hasBits.store(true, ordering: .releasing) }
+            core.cacheMatchesReads = true
             return core.finishEvaluation(from: start)
         }
+        // Only this thread (holding the evaluation) changes `cached`, so it reads it without the lock.
+        if cached == nil || isEqual.map({ !$0(cached!, value) }) ?? true { core.stampChange() }
+        core.cacheMatchesReads = true
         var replaced: Value? = value
         let committed = lock.withLock { _ -> Bool in
             swap(&cached, &replaced)
@@ -76,5 +105,12 @@ extension Computed {
         // The old value is released here, after the lock: its `deinit` may do anything.
         withExtendedLifetime(replaced) {}
         return committed
+    }
+}
+
+extension Computed: ComputedRefreshing {
+    @usableFromInline
+    func refresh(on thread: EvaluationThread) {
+        _ = currentValue(on: thread)
     }
 }

@@ -7,17 +7,28 @@ extension Computed {
     /// let total = Computed(name: "total", rule: { _ in price.wrappedValue * quantity.wrappedValue })
     /// ```
     public convenience init(name: String = "computed", rule: @escaping @Sendable (inout Context) -> Value) {
-        self.init(name: name, rule)
+        self.init(name: name, isEqual: Self.equality, rule: rule)
+    }
+
+    /// Creates a node computed by `descriptor` (swift-state-graph's descriptor spelling): its
+    /// `compute(context:)` is the rule and its `isEqual(lhs:rhs:)` decides what counts as a change
+    /// (the equality cut-off).
+    ///
+    /// ```swift
+    /// let total = Computed(descriptor: .any { _ in price.wrappedValue * quantity.wrappedValue })
+    /// ```
+    public convenience init(name: String = "computed", descriptor: some ComputedDescriptor<Value>) {
+        self.init(name: name, isEqual: { descriptor.isEqual(lhs: $0, rhs: $1) }, rule: { descriptor.compute(context: &$0) })
     }
 
     /// A node that always has `stored`'s value (a read-only view of it).
     public convenience init(_ stored: Stored<Value>) {
-        self.init(name: stored.name) { _ in stored.wrappedValue }
+        self.init(name: stored.name, isEqual: Self.equality, rule: { _ in stored.wrappedValue })
     }
 
     /// A node that always has `computed`'s value.
     public convenience init(_ computed: Computed<Value>) {
-        self.init(name: computed.name) { _ in computed.wrappedValue }
+        self.init(name: computed.name, isEqual: Self.equality, rule: { _ in computed.wrappedValue })
     }
 
     /// A node whose value never changes: for an API that takes a `Computed` where the value is fixed.
@@ -27,7 +38,7 @@ extension Computed {
     /// ```
     public convenience init(constant: consuming sending Value) {
         let box = ConstantBox(constant)
-        self.init(name: "constant") { _ in box.value }
+        self.init(name: "constant", isEqual: nil, rule: { _ in box.value })
     }
 
     /// A node computed from this one's value: `project` gets the rule's context and the value.
@@ -36,7 +47,7 @@ extension Computed {
     /// let doubled = $count.map { _, count in count * 2 }
     /// ```
     public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
-        Computed<Projected>(name: name) { context in project(context, self.wrappedValue) }
+        Computed<Projected>(name: name, isEqual: Computed<Projected>.equality, rule: { context in project(context, self.wrappedValue) })
     }
 }
 
@@ -47,7 +58,22 @@ extension Stored {
     /// let label = $count.map { _, count in "\(count) items" }
     /// ```
     public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
-        Computed<Projected>(name: name) { context in project(context, self.wrappedValue) }
+        Computed<Projected>(name: name, isEqual: Computed<Projected>.equality, rule: { context in project(context, self.wrappedValue) })
+    }
+}
+
+extension Computed {
+    /// `==` when the value's type is `Equatable` (found at run time, so a node made in generic code
+    /// gets it too), else `nil`: every new value is a change.
+    @usableFromInline
+    static var equality: (@Sendable (Value, Value) -> Bool)? {
+        guard let type = Value.self as? any Equatable.Type else { return nil }
+        return comparison(type)
+    }
+
+    private static func comparison<E: Equatable>(_: E.Type) -> @Sendable (Value, Value) -> Bool {
+        // `E` is `Value` (the cast above succeeded), so the bit casts are identities.
+        { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
     }
 }
 

@@ -75,16 +75,38 @@ public final class Computed<Value>: @unchecked Sendable {
     /// The last cycle a read of this node closed (guarded by `lock`).
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var lastCycle: GraphCycleError?
 
+    /// Whether two values are equal, for the equality cut-off (`nil`: every new value is a change).
+    @usableFromInline let isEqual: (@Sendable (Value, Value) -> Bool)?
+
+    @usableFromInline
+    init(name: String, isEqual: (@Sendable (Value, Value) -> Bool)?, rule: @escaping @Sendable (inout Context) -> Value) {
+        self.name = name
+        self.rule = rule
+        self.isEqual = isEqual
+        core = ComputedCore(name: name)
+        relay = core.relay
+        core.owner = self
+    }
+
     /// Creates a node computed by `rule`.
+    ///
+    /// When the value is `Equatable`, a new value equal to the last one is no change: the nodes
+    /// computed from this one keep their values without running their rules (the equality cut-off).
+    /// Observers and Observation still hear of the change of what it read (they are told before
+    /// anyone computes the new value).
     ///
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - rule: Computes the value; every node it reads becomes a dependency.
     public init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value) {
+        // Designated (not delegating), which keeps a trailing closure from being ambiguous with
+        // `init(name:rule:)`.
         self.name = name
         self.rule = rule
+        self.isEqual = Self.equality
         core = ComputedCore(name: name)
         relay = core.relay
+        core.owner = self
     }
 
     /// A node whose read once closed a dependency cycle holds, through its core, the nodes
@@ -104,7 +126,7 @@ public final class Computed<Value>: @unchecked Sendable {
         switch thread.reader {
         case .evaluation(let reader):
             let (value, version) = currentValue(on: thread)
-            reader._withUnsafeGuaranteedRef { $0.record(core, version: ComputedCore.version(of: version)) }
+            reader._withUnsafeGuaranteedRef { $0.record(computed: core, version: ComputedCore.version(of: version)) }
             return value
         case .tracking(let recorder):
             // The observer's edge first, so a change after this read is heard.

@@ -43,10 +43,21 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     /// Keeps the nodes read after diverging alive until the commit (the rule may have made and
     /// dropped them).
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var keep: [NodeCore] = []
+    /// The graph's clock (`GraphLock.tick`) when the rule last started, or the latest stamp of a
+    /// computed node it read, if later: a dependency whose `changedAt` is no later than this still has
+    /// the value the run read (see `record(computed:version:)`).
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var evaluatedAt: UInt64 = 0
+    /// Whether the cached value is the result of the reads in `dependencies` (a run whose reads
+    /// turned out stale before its commit leaves it `false`).
+    @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var cacheMatchesReads = false
+    /// The node, to bring it up to date when a dependent verifies its dependencies; `nil` once the
+    /// node is gone (its core can outlive it: see `deinit`).
+    @usableFromInline nonisolated(unsafe) weak var owner: (any ComputedRefreshing)?
 
     @usableFromInline
     init(name: String) {
         self.name = name
+        super.init(computed: true)
     }
 
     // The core outlives its `Computed` while nodes that read it hold it in their dependency lists
@@ -116,6 +127,18 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         keep.append(node)
     }
 
+    /// Notes that the rule read the computed node `node` (see `record(_:version:)`), and that its
+    /// value is the one stamped `node.changedAt`: a later check of this run's reads must not take that
+    /// stamp for a change after the read (the node may well have computed its value during this run,
+    /// after `evaluatedAt`). A change after the read reaches this node before its commit (through the
+    /// edge, or the edge's version check), so the run's result never stands on it.
+    @inlinable @inline(__always)
+    func record(computed node: ComputedCore, version: UInt64) {
+        let stamp = node.changedAt.load(ordering: .relaxed)
+        if stamp > evaluatedAt { evaluatedAt = stamp }
+        record(node, version: version)
+    }
+
     /// The first read that differs from the committed list: copies the matched prefix to `records`
     /// (those nodes' edges exist, so their versions are never checked).
     @usableFromInline
@@ -165,6 +188,40 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
             GraphWaiters.wait { self.state.load(ordering: .acquiring) & marked == marked }
             current = state.load(ordering: .acquiring)
         }
+    }
+
+    // MARK: The equality cut-off
+
+    /// Whether every node the last run read still has the value it read, so that the cached value
+    /// is still the rule's result and the rule need not run (a dependency that computed a value
+    /// equal to its last one has not changed). Brings stale computed dependencies up to date, in the
+    /// order the rule read them, stopping at the first that changed (the rule might not read the
+    /// rest). Called by the evaluating thread, holding the evaluation.
+    @usableFromInline
+    func readsStillHold(on thread: EvaluationThread) -> Bool {
+        guard cacheMatchesReads, !dependencies.isEmpty else { return false }
+        let since = evaluatedAt
+        for index in 0..<dependencies.count {
+            let unchanged = dependencies[index]._withUnsafeGuaranteedRef { node -> Bool in
+                if node.isComputed {
+                    let computed = unsafeDowncast(node, to: ComputedCore.self)
+                    if computed.state.load(ordering: .acquiring) & Self.fresh == 0 {
+                        guard let owner = computed.owner else { return false }
+                        owner.refresh(on: thread)
+                    }
+                }
+                return node.changedAt.load(ordering: .sequentiallyConsistent) <= since
+            }
+            if !unchanged { return false }
+        }
+        return true
+    }
+
+    /// Notes that this node's value differs from its last one (before the value turns fresh).
+    @inlinable
+    func stampChange() {
+        let now = graph._withUnsafeGuaranteedRef { $0.tick.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
+        changedAt.store(now, ordering: .sequentiallyConsistent)
     }
 
     // MARK: Edges
@@ -240,6 +297,13 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         for index in 0..<old.count { old[index].release() }
         old.deallocate()
     }
+}
+
+/// A computed node as its core sees it: something to bring up to date.
+@usableFromInline
+protocol ComputedRefreshing: AnyObject {
+    /// Makes the node's value fresh (computing it if stale), recording no read.
+    func refresh(on thread: EvaluationThread)
 }
 
 /// One read an evaluation made: the node and the version it had when read (unretained: the node

@@ -18,6 +18,10 @@ final class GraphLock: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
     /// The invalidation work list, reused by every write (guarded by `mutex`).
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var stack = TrivialList<Unmanaged<ComputedCore>>()
+    /// The graph's clock for the equality cut-off: advanced by every change a dependent may need to
+    /// know of (a stored write with dependents, a computed value that differs from the last one),
+    /// whose node then keeps the new reading in `NodeCore.changedAt` (see `ComputedCore.evaluatedAt`).
+    @usableFromInline let tick = Atomic<UInt64>(0)
 
     private init() {}
 }
@@ -43,10 +47,18 @@ class NodeCore: @unchecked Sendable {
     /// Unmanaged: the lock lives as long as the program, and a reference would be retained and
     /// released around every use.
     @usableFromInline let graph = Unmanaged.passUnretained(GraphLock.shared)
+    /// The graph's clock (`GraphLock.tick`) when this node's value last changed in a way a dependent
+    /// may not have seen: stamped after the new value can be read, so an evaluation that started at
+    /// a later reading read the new value.
+    @usableFromInline let changedAt = Atomic<UInt64>(0)
+    /// Whether this is a `ComputedCore` (checked without a cast when a dependency is verified).
+    @usableFromInline let isComputed: Bool
     /// Tracking observers and subscriptions that read this node. Guarded by `GraphLock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var observers = ObserverSet()
 
-    @usableFromInline init() {}
+    @usableFromInline init() { isComputed = false }
+
+    @usableFromInline init(computed: Bool) { isComputed = computed }
 
     deinit {
         dependents.deallocate()
@@ -59,6 +71,8 @@ class NodeCore: @unchecked Sendable {
         if !observers.isEmpty { observers.collect(into: &notifications) }
         guard !dependents.isEmpty else { return }
         graph._withUnsafeGuaranteedRef { lock in
+            // The value is in place: a dependent whose evaluation starts at this reading or later reads it.
+            changedAt.store(lock.tick.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue, ordering: .sequentiallyConsistent)
             lock.stack.append(contentsOf: dependents)
             while let next = lock.stack.popLast() {
                 next._withUnsafeGuaranteedRef { $0.invalidate(into: &notifications, stack: &lock.stack) }
