@@ -6,8 +6,9 @@ extension Computed {
     /// ```swift
     /// let total = Computed(name: "total", rule: { _ in price.wrappedValue * quantity.wrappedValue })
     /// ```
-    public convenience init(name: String = "computed", rule: @escaping @Sendable (inout Context) -> Value) {
-        self.init(name: name, isEqual: Self.equality, rule: rule)
+    public convenience init(name: String = "computed", rule: @escaping @Sendable (inout Context) -> Value,
+                            file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: rule)
     }
 
     /// Creates a node computed by `descriptor` (swift-state-graph's descriptor spelling): its
@@ -17,18 +18,20 @@ extension Computed {
     /// ```swift
     /// let total = Computed(descriptor: .any { _ in price.wrappedValue * quantity.wrappedValue })
     /// ```
-    public convenience init(name: String = "computed", descriptor: some ComputedDescriptor<Value>) {
-        self.init(name: name, isEqual: { descriptor.isEqual(lhs: $0, rhs: $1) }, rule: { descriptor.compute(context: &$0) })
+    public convenience init(name: String = "computed", descriptor: some ComputedDescriptor<Value>,
+                            file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, isEqual: { descriptor.isEqual(lhs: $0, rhs: $1) }, location: SourceLocation(file: file, line: line, column: column),
+                  rule: { descriptor.compute(context: &$0) })
     }
 
     /// A node that always has `stored`'s value (a read-only view of it).
-    public convenience init(_ stored: Stored<Value>) {
-        self.init(name: stored.name, isEqual: Self.equality, rule: { _ in stored.wrappedValue })
+    public convenience init(_ stored: Stored<Value>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: stored.name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: { _ in stored.wrappedValue })
     }
 
     /// A node that always has `computed`'s value.
-    public convenience init(_ computed: Computed<Value>) {
-        self.init(name: computed.name, isEqual: Self.equality, rule: { _ in computed.wrappedValue })
+    public convenience init(_ computed: Computed<Value>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: computed.name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: { _ in computed.wrappedValue })
     }
 
     /// A node whose value never changes: for an API that takes a `Computed` where the value is fixed.
@@ -36,31 +39,13 @@ extension Computed {
     /// ```swift
     /// let unlimited = Computed(constant: Int.max)
     /// ```
-    public convenience init(constant: consuming sending Value) {
+    public convenience init(constant: consuming sending Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         let box = ConstantBox(constant)
-        self.init(name: "constant", isEqual: nil, rule: { _ in box.value })
+        self.init(name: "constant", isEqual: nil, location: SourceLocation(file: file, line: line, column: column), rule: { _ in box.value })
     }
 
-    /// A node computed from this one's value: `project` gets the rule's context and the value.
-    ///
-    /// ```swift
-    /// let doubled = $count.map { _, count in count * 2 }
-    /// ```
-    public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
-        Computed<Projected>(name: name, isEqual: Computed<Projected>.equality, rule: { context in project(context, self.wrappedValue) })
-    }
 }
 
-extension Stored {
-    /// A computed node derived from this one's value: `project` gets the rule's context and the value.
-    ///
-    /// ```swift
-    /// let label = $count.map { _, count in "\(count) items" }
-    /// ```
-    public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected) -> Computed<Projected> {
-        Computed<Projected>(name: name, isEqual: Computed<Projected>.equality, rule: { context in project(context, self.wrappedValue) })
-    }
-}
 
 extension Computed {
     /// `==` when the value's type is `Equatable` (found at run time, so a node made in generic code

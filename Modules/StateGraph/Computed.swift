@@ -53,7 +53,7 @@ public final class Computed<Value>: @unchecked Sendable {
     }
 
     /// The name given at creation, for descriptions.
-    public let name: String
+    public var name: String { core.name }
 
     // The hot paths are inlinable so that a client's `Computed<Int>` is specialized, not generic; the
     // graph's bookkeeping is in `core`, which is not generic.
@@ -79,11 +79,11 @@ public final class Computed<Value>: @unchecked Sendable {
     @usableFromInline let isEqual: (@Sendable (Value, Value) -> Bool)?
 
     @usableFromInline
-    init(name: String, isEqual: (@Sendable (Value, Value) -> Bool)?, rule: @escaping @Sendable (inout Context) -> Value) {
-        self.name = name
+    init(name: String, isEqual: (@Sendable (Value, Value) -> Bool)?, location: SourceLocation,
+         rule: @escaping @Sendable (inout Context) -> Value) {
         self.rule = rule
         self.isEqual = isEqual
-        core = ComputedCore(name: name)
+        core = ComputedCore(name: name, location: location)
         relay = core.relay
         core.owner = self
     }
@@ -98,13 +98,14 @@ public final class Computed<Value>: @unchecked Sendable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - rule: Computes the value; every node it reads becomes a dependency.
-    public init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value) {
+    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    public init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value,
+                file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         // Designated (not delegating), which keeps a trailing closure from being ambiguous with
         // `init(name:rule:)`.
-        self.name = name
         self.rule = rule
         self.isEqual = Self.equality
-        core = ComputedCore(name: name)
+        core = ComputedCore(name: name, location: SourceLocation(file: file, line: line, column: column))
         relay = core.relay
         core.owner = self
     }

@@ -17,8 +17,6 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     /// One generation: an invalidation adds it.
     @usableFromInline static let generation: UInt64 = 8
 
-    /// The node's name, for cycle descriptions.
-    @usableFromInline let name: String
     /// The `EvaluationThread.id` of the thread running the rule, or 0 (for cycle detection).
     @usableFromInline let evaluator = Atomic<UInt>(0)
     /// Set when the node is read outside any evaluation, so an invalidation knows Observation may be
@@ -55,9 +53,8 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     @usableFromInline nonisolated(unsafe) weak var owner: (any ComputedRefreshing)?
 
     @usableFromInline
-    init(name: String) {
-        self.name = name
-        super.init(computed: true)
+    init(name: String, location: SourceLocation) {
+        super.init(name: name, location: location, computed: true)
     }
 
     // The core outlives its `Computed` while nodes that read it hold it in their dependency lists

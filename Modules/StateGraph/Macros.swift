@@ -12,6 +12,13 @@ public struct GraphStorageBacking: Sendable, Equatable {
     }
 
     let place: Place
+    /// The node's name, when given (`userDefaults(suite:key:name:)`), instead of the property's.
+    let nodeName: String?
+
+    init(place: Place, nodeName: String? = nil) {
+        self.place = place
+        self.nodeName = nodeName
+    }
 
     /// In memory, for the life of the instance (the default).
     public static let memory = GraphStorageBacking(place: .memory)
@@ -24,6 +31,12 @@ public struct GraphStorageBacking: Sendable, Equatable {
     /// Under `key` in the suite `suite`.
     public static func userDefaults(suite: String, key: String) -> GraphStorageBacking {
         GraphStorageBacking(place: .suite(suite, key: key))
+    }
+
+    /// Under `key` in the suite `suite`, the node named `name` (in descriptions and
+    /// ``NodeInfo/name``) instead of after the property.
+    public static func userDefaults(suite: String, key: String, name: String) -> GraphStorageBacking {
+        GraphStorageBacking(place: .suite(suite, key: key), nodeName: name)
     }
 }
 

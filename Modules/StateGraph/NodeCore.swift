@@ -56,9 +56,17 @@ class NodeCore: @unchecked Sendable {
     /// Tracking observers and subscriptions that read this node. Guarded by `GraphLock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var observers = ObserverSet()
 
-    @usableFromInline init() { isComputed = false }
+    /// The node's name, for descriptions and cycle reports.
+    @usableFromInline let name: String
+    /// Where the node was made.
+    @usableFromInline let location: SourceLocation
 
-    @usableFromInline init(computed: Bool) { isComputed = computed }
+    @usableFromInline init(name: String, location: SourceLocation, computed: Bool = false) {
+        self.name = name
+        self.location = location
+        isComputed = computed
+        if NodeStore.registering.load(ordering: .relaxed) { NodeStore.register(self) }
+    }
 
     deinit {
         dependents.deallocate()

@@ -23,7 +23,7 @@ import Synchronization
 /// Thread safety: reads and writes may come from any thread. The node is `Sendable` when its value is.
 public final class Stored<Value>: @unchecked Sendable {
     /// The name given at creation (the property's name for `@GraphStored`), for descriptions.
-    public let name: String
+    public var name: String { core.name }
 
     // The hot paths are inlinable so that a client's `Stored<Int>` is specialized, not generic; the
     // graph's bookkeeping is in `core`, which is not generic.
@@ -41,7 +41,7 @@ public final class Stored<Value>: @unchecked Sendable {
     /// (the same protocol as `Computed.lockFreeRead`).
     @usableFromInline let observedSinceNotification = Atomic<Bool>(false)
     /// The version, the computed nodes that read this one and its observers (see `NodeCore`).
-    @usableFromInline let core = NodeCore()
+    @usableFromInline let core: NodeCore
 
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     @usableFromInline let registrar = ObservationRegistrar()
@@ -54,8 +54,8 @@ public final class Stored<Value>: @unchecked Sendable {
     nonisolated(unsafe) private var didSetHandler: ((Value, Value) -> Void)?
 
     @usableFromInline
-    init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?) {
-        self.name = name
+    init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?, location: SourceLocation) {
+        core = NodeCore(name: name, location: location)
         self.value = value
         bits = Atomic(WordPacking<Value>.fits ? WordPacking<Value>.pack(value) : 0)
         self.isEqual = isEqual
@@ -67,8 +67,9 @@ public final class Stored<Value>: @unchecked Sendable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
-    public convenience init(name: String = "stored", wrappedValue: Value) {
-        self.init(name: name, value: wrappedValue, isEqual: nil, binding: nil)
+    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, value: wrappedValue, isEqual: nil, binding: nil, location: SourceLocation(file: file, line: line, column: column))
     }
 
     /// The value. Reading it inside a computed node's rule or a tracking closure records the read.
@@ -306,24 +307,24 @@ extension Stored where Value: Equatable {
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
     @inlinable // So the comparison is made for the client's type, not through a generic witness.
-    public convenience init(name: String = "stored", wrappedValue: Value) {
-        self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil)
+    public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil, location: SourceLocation(file: file, line: line, column: column))
     }
 }
 
 extension Stored where Value: AnyObject {
     /// Creates a node kept in memory holding an object; setting the same instance again changes
     /// nothing (another instance always counts as a change).
-    public convenience init(name: String = "stored", wrappedValue: Value) {
-        self.init(name: name, value: wrappedValue, isEqual: { $0 === $1 }, binding: nil)
+    public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, value: wrappedValue, isEqual: { $0 === $1 }, binding: nil, location: SourceLocation(file: file, line: line, column: column))
     }
 }
 
 extension Stored where Value: Equatable & AnyObject {
     /// Creates a node kept in memory holding an `Equatable` object: setting an equal one changes nothing.
     @inlinable
-    public convenience init(name: String = "stored", wrappedValue: Value) {
-        self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil)
+    public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil, location: SourceLocation(file: file, line: line, column: column))
     }
 }
 

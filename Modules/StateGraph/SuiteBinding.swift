@@ -179,17 +179,19 @@ extension Stored where Value: Codable {
     ///   - name: A name for descriptions.
     ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
     ///   - defaultValue: The value while the suite holds none for the key.
-    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value) {
-        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: nil)
+    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: nil, location: SourceLocation(file: file, line: line, column: column))
     }
 
     convenience init(name: String, backing: GraphStorageBacking, defaultValue: Value,
-                     isEqual: ((Value, Value) -> Bool)?) {
+                     isEqual: ((Value, Value) -> Bool)?, location: SourceLocation) {
+        let name = backing.nodeName ?? name
         let suiteName: String
         let key: String
         switch backing.place {
         case .memory:
-            self.init(name: name, value: defaultValue, isEqual: isEqual, binding: nil)
+            self.init(name: name, value: defaultValue, isEqual: isEqual, binding: nil, location: location)
             return
         case .suite(let suite, let k):
             suiteName = suite ?? GraphStorageLocation.currentStandardSuiteName
@@ -202,7 +204,7 @@ extension Stored where Value: Codable {
         }, decode: { stored in
             try PlistDecoder().decode(Value.self, from: stored)
         })
-        self.init(name: name, value: binding.loadInitialValue(), isEqual: isEqual, binding: binding)
+        self.init(name: name, value: binding.loadInitialValue(), isEqual: isEqual, binding: binding, location: location)
         entry.listen(self, forKey: key)
         // A write between the first read and `listen` would otherwise go unnoticed.
         binding.reload(into: self)
@@ -226,7 +228,7 @@ extension Stored where Value: Codable & Equatable {
     ///   - name: A name for descriptions.
     ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
     ///   - defaultValue: The value while the suite holds none for the key.
-    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value) {
-        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: { $0 == $1 })
+    public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: { $0 == $1 }, location: SourceLocation(file: file, line: line, column: column))
     }
 }
