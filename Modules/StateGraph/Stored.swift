@@ -235,6 +235,9 @@ public final class Stored<Value>: @unchecked Sendable {
         try unsafeModify(body)
     }
 
+    /// How many tracking observers (scopes, subscriptions, sequences) watch this node (for tests).
+    package var observerCount: Int { core.withGraphLock { core.observers.ids.count } }
+
     /// Whether `candidate` is equal to the value (always `false` for a value that is not `Equatable`).
     func holds(_ candidate: Value) -> Bool {
         guard let isEqual else { return false }
