@@ -1,3 +1,5 @@
+import PlistCodec
+
 /// Applies several writes and notifies observers once, at the end.
 ///
 /// Inside the batch every write takes effect at once (a read sees it, and computed nodes that depend
@@ -35,6 +37,14 @@ final class GraphBatch {
     var depth = 1
     private var queued: [any GraphNotifying] = []
     private var seen = Set<ObjectIdentifier>()
+    /// Suite writes held until the batch ends, each binding once.
+    private var suiteWrites: [DeferredSuiteWrite] = []
+    private var suiteWriteIDs = Set<ObjectIdentifier>()
+
+    /// Holds a suite-backed node's write until the batch ends.
+    func deferSuiteWrite(_ write: DeferredSuiteWrite) {
+        if suiteWriteIDs.insert(write.id).inserted { suiteWrites.append(write) }
+    }
 
     /// Queues `items`, each at most once per batch.
     @usableFromInline
@@ -44,11 +54,66 @@ final class GraphBatch {
         }
     }
 
-    /// Notifies everything queued, once each.
+    /// Writes the held suite writes (one write per suite), then notifies everything queued, once each.
     func flush() {
+        if !suiteWrites.isEmpty {
+            let writes = suiteWrites
+            suiteWrites = []
+            suiteWriteIDs = []
+            DeferredSuiteWrite.flush(writes)
+        }
         let items = queued
         queued = []
         seen = []
         for item in items { item.notifyObservers() }
+    }
+}
+
+/// A suite-backed node's write held by a batch: at the batch's end, the node's value then is written.
+struct DeferredSuiteWrite {
+    let id: ObjectIdentifier
+    let entry: SuiteEntry
+    let key: String
+    let withWriteLock: (() -> Void) -> Void
+    let encoded: () -> PlistValue??
+    let flushed: (PlistValue?, (any Error)?) -> Void
+
+    init<Value>(binding: SuiteBinding<Value>, node: Stored<Value>) {
+        id = ObjectIdentifier(binding)
+        entry = binding.entry
+        key = binding.key
+        withWriteLock = { body in binding.withWriteLock(body) }
+        encoded = { binding.encodedForFlush(of: node) }
+        flushed = { binding.flushed($0, error: $1) }
+    }
+
+    /// Writes each suite's held keys in one write, holding every binding's lock (in one order, so two
+    /// flushes cannot wait for each other), so no set or reload of those nodes comes in between.
+    static func flush(_ writes: [DeferredSuiteWrite]) {
+        var bySuite: [ObjectIdentifier: [DeferredSuiteWrite]] = [:]
+        for write in writes { bySuite[ObjectIdentifier(write.entry), default: []].append(write) }
+        for (_, group) in bySuite {
+            let ordered = group.sorted { UInt(bitPattern: $0.id.hashValue) < UInt(bitPattern: $1.id.hashValue) }
+            withLocks(ordered[...]) {
+                var values: [(write: DeferredSuiteWrite, value: PlistValue?)] = []
+                for write in ordered {
+                    if case .some(let value) = write.encoded() { values.append((write, value)) }
+                }
+                guard !values.isEmpty else { return }
+                do {
+                    try ordered[0].entry.suite.updateAll { dictionary in
+                        for (write, value) in values { dictionary[write.key] = value }
+                    }
+                    for (write, value) in values { write.flushed(value, nil) }
+                } catch {
+                    for (write, value) in values { write.flushed(value, error) }
+                }
+            }
+        }
+    }
+
+    private static func withLocks(_ writes: ArraySlice<DeferredSuiteWrite>, _ body: () -> Void) {
+        guard let first = writes.first else { return body() }
+        first.withWriteLock { withLocks(writes.dropFirst(), body) }
     }
 }

@@ -70,6 +70,13 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             if !unwritten, node.isEqual == nil, Self.sameContents(encoded, lastEncoded ?? (try? encode(node.currentValue))) {
                 return
             }
+            // In a batch, the file is written when the batch ends, with every other key the batch set
+            // in the same suite, in one write: another node on the key never sees half a batch.
+            if let batch = EvaluationThread.current.batch {
+                batch.deferSuiteWrite(DeferredSuiteWrite(binding: self, node: node))
+                _ = node.store(newValue, notifying: &notifications)
+                return
+            }
             // The file first: the node's change counts as a write in progress until it has spread
             // (see `GraphClock`), and that should not last as long as a durable write.
             put(encoded)
@@ -92,6 +99,38 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 return
             }
             put(encoded)
+        }
+    }
+
+    /// Runs `body` holding the write lock (a batch's flush holds every lock of its writes at once).
+    func withWriteLock<R>(_ body: () -> R) -> R {
+        writeLock.withLock { _ in body() }
+    }
+
+    /// For a batch's flush, under `writeLock`: the node's value as the suite should hold it now, or
+    /// `.none` when the suite holds it already or it does not encode (the failure is reported).
+    func encodedForFlush(of node: Stored<Value>) -> PlistValue?? {
+        do {
+            let encoded = try encode(node.currentValue)
+            if !unwritten, Self.sameContents(encoded, lastEncoded) { return .none }
+            return .some(encoded)
+        } catch {
+            fail(.encode, error)
+            unwritten = true
+            return .none
+        }
+    }
+
+    /// For a batch's flush, under `writeLock`: the flush wrote `encoded`, or failed with `error`.
+    func flushed(_ encoded: PlistValue?, error: (any Error)?) {
+        entry.writes.add(1, ordering: .relaxed)
+        if let error {
+            fail(.write, error)
+            unwritten = true
+        } else {
+            lastEncoded = encoded
+            lastError = nil
+            unwritten = false
         }
     }
 

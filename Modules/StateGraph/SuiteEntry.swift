@@ -53,9 +53,14 @@ final class SuiteEntry: @unchecked Sendable {
         }
     }
 
+    /// A key changed: every node of the suite reloads, in one batch. A batch's flush writes all its
+    /// keys in one write, and the change of each is told apart; reloading only the told key would
+    /// let an observer of these nodes run with half the batch.
     private func keyChanged(_ key: String) {
-        let targets = lock.withLock { _ in listeners[key]?.compactMap(\.listener) ?? [] }
-        for target in targets { target.suiteValueChanged() }
+        let targets = lock.withLock { _ in listeners.values.flatMap { $0.compactMap(\.listener) } }
+        withGraphBatch {
+            for target in targets { target.suiteValueChanged() }
+        }
     }
 
     // MARK: Registry
