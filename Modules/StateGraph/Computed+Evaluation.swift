@@ -42,7 +42,7 @@ extension Computed {
         while true {
             // The equality cut-off: nothing the last run read has changed (a computed dependency may
             // have computed an equal value), so its result stands.
-            if core.readsStillHold(on: thread), let kept = keptValue() {
+            if core.cutOffUpstream.load(ordering: .relaxed), core.readsStillHold(on: thread), let kept = keptValue() {
                 core.evaluator.store(0, ordering: .releasing)
                 if core.finishEvaluation(from: start) { return (kept, (start & ~(ComputedCore.evaluating | ComputedCore.waited)) | ComputedCore.fresh) }
                 core.evaluator.store(thread.id, ordering: .releasing)
@@ -50,7 +50,7 @@ extension Computed {
                 continue
             }
             core.cacheMatchesReads = false
-            core.evaluatedAt = core.graph._withUnsafeGuaranteedRef { $0.tick.load(ordering: .sequentiallyConsistent) }
+            core.evaluatedAt = core.graph._withUnsafeGuaranteedRef { $0.tick.load(ordering: .acquiring) }
             core.restartReads()
             thread.reader = .evaluation(Unmanaged.passUnretained(core))
             var context = Context()
@@ -105,12 +105,5 @@ extension Computed {
         // The old value is released here, after the lock: its `deinit` may do anything.
         withExtendedLifetime(replaced) {}
         return committed
-    }
-}
-
-extension Computed: ComputedRefreshing {
-    @usableFromInline
-    func refresh(on thread: EvaluationThread) {
-        _ = currentValue(on: thread)
     }
 }

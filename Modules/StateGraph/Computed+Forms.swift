@@ -6,32 +6,42 @@ extension Computed {
     /// ```swift
     /// let total = Computed(name: "total", rule: { _ in price.wrappedValue * quantity.wrappedValue })
     /// ```
+    @inlinable @_disfavoredOverload // A trailing closure means `init(name:_:)`.
     public convenience init(name: String = "computed", rule: @escaping @Sendable (inout Context) -> Value,
                             file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        self.init(name: name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: rule)
+        self.init(name: name, isEqual: nil, location: SourceLocation(file: file, line: line, column: column), refresher: Self.refresher, rule: rule)
     }
 
     /// Creates a node computed by `descriptor` (swift-state-graph's descriptor spelling): its
-    /// `compute(context:)` is the rule and its `isEqual(lhs:rhs:)` decides what counts as a change
-    /// (the equality cut-off).
+    /// `compute(context:)` is the rule and its `isEqual(lhs:rhs:)` decides what counts as a change.
+    ///
+    /// The equality cut-off: when the node computes a value equal to its last one, the nodes computed
+    /// from it keep their values without running their rules, however far down. A dependent checking
+    /// its reads brings such a node up to date first (plain nodes it finds stale make it run its
+    /// rule). Observers and Observation still hear of the change of what it read: they are told
+    /// before anyone computes the new value.
     ///
     /// ```swift
-    /// let total = Computed(descriptor: .any { _ in price.wrappedValue * quantity.wrappedValue })
+    /// let parity = Computed(descriptor: .any { @Sendable _ in count.wrappedValue % 2 })
+    /// let label = Computed { _ in parity.wrappedValue == 0 ? "even" : "odd" }   // runs when parity changes
     /// ```
+    @inlinable
     public convenience init(name: String = "computed", descriptor: some ComputedDescriptor<Value>,
                             file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, isEqual: { descriptor.isEqual(lhs: $0, rhs: $1) }, location: SourceLocation(file: file, line: line, column: column),
-                  rule: { descriptor.compute(context: &$0) })
+                  refresher: Self.refresher, refreshedByDependents: true, rule: { descriptor.compute(context: &$0) })
     }
 
     /// A node that always has `stored`'s value (a read-only view of it).
+    @inlinable
     public convenience init(_ stored: Stored<Value>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        self.init(name: stored.name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: { _ in stored.wrappedValue })
+        self.init(name: stored.name, isEqual: nil, location: SourceLocation(file: file, line: line, column: column), refresher: Self.refresher, rule: { _ in stored.wrappedValue })
     }
 
     /// A node that always has `computed`'s value.
+    @inlinable
     public convenience init(_ computed: Computed<Value>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        self.init(name: computed.name, isEqual: Self.equality, location: SourceLocation(file: file, line: line, column: column), rule: { _ in computed.wrappedValue })
+        self.init(name: computed.name, isEqual: nil, location: SourceLocation(file: file, line: line, column: column), refresher: Self.refresher, rule: { _ in computed.wrappedValue })
     }
 
     /// A node whose value never changes: for an API that takes a `Computed` where the value is fixed.
@@ -39,31 +49,18 @@ extension Computed {
     /// ```swift
     /// let unlimited = Computed(constant: Int.max)
     /// ```
+    @inlinable
     public convenience init(constant: consuming sending Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         let box = ConstantBox(constant)
-        self.init(name: "constant", isEqual: nil, location: SourceLocation(file: file, line: line, column: column), rule: { _ in box.value })
+        self.init(name: "constant", isEqual: nil, location: SourceLocation(file: file, line: line, column: column), refresher: Self.refresher, rule: { _ in box.value })
     }
 
 }
 
-
-extension Computed {
-    /// `==` when the value's type is `Equatable` (found at run time, so a node made in generic code
-    /// gets it too), else `nil`: every new value is a change.
-    @usableFromInline
-    static var equality: (@Sendable (Value, Value) -> Bool)? {
-        guard let type = Value.self as? any Equatable.Type else { return nil }
-        return comparison(type)
-    }
-
-    private static func comparison<E: Equatable>(_: E.Type) -> @Sendable (Value, Value) -> Bool {
-        // `E` is `Value` (the cast above succeeded), so the bit casts are identities.
-        { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
-    }
-}
 
 /// A constant handed over (`sending`) to a node, which only ever reads it.
-private final class ConstantBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: consuming sending Value) { self.value = value }
+@usableFromInline
+final class ConstantBox<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+    @usableFromInline init(_ value: consuming sending Value) { self.value = value }
 }

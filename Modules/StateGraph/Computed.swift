@@ -80,34 +80,51 @@ public final class Computed<Value>: @unchecked Sendable {
 
     @usableFromInline
     init(name: String, isEqual: (@Sendable (Value, Value) -> Bool)?, location: SourceLocation,
-         rule: @escaping @Sendable (inout Context) -> Value) {
+         refresher: @escaping ComputedCore.Refresher, rule: @escaping @Sendable (inout Context) -> Value) {
         self.rule = rule
         self.isEqual = isEqual
-        core = ComputedCore(name: name, location: location)
+        core = ComputedCore(name: name, location: location, refresher: refresher)
         relay = core.relay
-        core.owner = self
+    }
+
+    /// The same, for a node that brings itself up to date when a dependent checks its reads (made
+    /// with a descriptor: see ``init(name:descriptor:file:line:column:)``). The weak reference this
+    /// takes moves the node's reference counts to a side table, which makes every retain of it
+    /// slower, so plain nodes do without.
+    @usableFromInline
+    convenience init(name: String, isEqual: (@Sendable (Value, Value) -> Bool)?, location: SourceLocation,
+                     refresher: @escaping ComputedCore.Refresher, refreshedByDependents: Bool,
+                     rule: @escaping @Sendable (inout Context) -> Value) {
+        self.init(name: name, isEqual: isEqual, location: location, refresher: refresher, rule: rule)
+        if refreshedByDependents {
+            core.owner = self
+            core.hasOwner = true
+        }
+    }
+
+    /// What brings a node of this type up to date for a dependent checking its reads (the equality
+    /// cut-off). Made in the inlinable initializers, so it is compiled for the program's own value
+    /// type, like a read in the program's code, not run through generic code.
+    @inlinable
+    static var refresher: ComputedCore.Refresher {
+        { node, thread in _ = unsafeDowncast(node, to: Computed<Value>.self).currentValue(on: thread) }
     }
 
     /// Creates a node computed by `rule`.
     ///
-    /// When the value is `Equatable`, a new value equal to the last one is no change: the nodes
-    /// computed from this one keep their values without running their rules (the equality cut-off).
-    /// Observers and Observation still hear of the change of what it read (they are told before
-    /// anyone computes the new value).
+    /// Every new value counts as a change. For the equality cut-off (a new value equal to the last
+    /// one changes nothing, and the nodes computed from this one keep their values without running
+    /// their rules), make the node with a descriptor: ``init(name:descriptor:file:line:column:)``.
     ///
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - rule: Computes the value; every node it reads becomes a dependency.
     ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
-    public init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value,
-                file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        // Designated (not delegating), which keeps a trailing closure from being ambiguous with
-        // `init(name:rule:)`.
-        self.rule = rule
-        self.isEqual = Self.equality
-        core = ComputedCore(name: name, location: SourceLocation(file: file, line: line, column: column))
-        relay = core.relay
-        core.owner = self
+    @inlinable
+    public convenience init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value,
+                            file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+        self.init(name: name, isEqual: nil, location: SourceLocation(file: file, line: line, column: column),
+                  refresher: Self.refresher, rule: rule)
     }
 
     /// A node whose read once closed a dependency cycle holds, through its core, the nodes

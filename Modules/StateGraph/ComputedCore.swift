@@ -50,10 +50,23 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var cacheMatchesReads = false
     /// The node, to bring it up to date when a dependent verifies its dependencies; `nil` once the
     /// node is gone (its core can outlive it: see `deinit`).
-    @usableFromInline nonisolated(unsafe) weak var owner: (any ComputedRefreshing)?
+    @usableFromInline nonisolated(unsafe) weak var owner: AnyObject?
+    /// Whether `owner` was set (a node made with a descriptor); set once, before the node is shared.
+    @usableFromInline nonisolated(unsafe) var hasOwner = false
+    /// Whether a node made with a descriptor was among this node's dependencies, or theirs, when they
+    /// last changed: only then can `readsStillHold` find nothing changed (a plain node's new value
+    /// is always a change), so others skip it. Read by any thread checking this node (a stale
+    /// answer only loses a cut-off, never serves a stale value).
+    @usableFromInline let cutOffUpstream = Atomic<Bool>(false)
+    /// Brings `owner` up to date (see `Computed.refresher`).
+    @usableFromInline let refresher: Refresher
+
+    /// A function that makes a computed node (its first argument) fresh, recording no read.
+    @usableFromInline typealias Refresher = (AnyObject, EvaluationThread) -> Void
 
     @usableFromInline
-    init(name: String, location: SourceLocation) {
+    init(name: String, location: SourceLocation, refresher: @escaping Refresher) {
+        self.refresher = refresher
         super.init(name: name, location: location, computed: true)
     }
 
@@ -196,18 +209,18 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     /// rest). Called by the evaluating thread, holding the evaluation.
     @usableFromInline
     func readsStillHold(on thread: EvaluationThread) -> Bool {
-        guard cacheMatchesReads, !dependencies.isEmpty else { return false }
+        guard cacheMatchesReads, !dependencies.isEmpty, cutOffUpstream.load(ordering: .relaxed) else { return false }
         let since = evaluatedAt
         for index in 0..<dependencies.count {
             let unchanged = dependencies[index]._withUnsafeGuaranteedRef { node -> Bool in
                 if node.isComputed {
                     let computed = unsafeDowncast(node, to: ComputedCore.self)
                     if computed.state.load(ordering: .acquiring) & Self.fresh == 0 {
-                        guard let owner = computed.owner else { return false }
-                        owner.refresh(on: thread)
+                        guard computed.hasOwner, let owner = computed.owner else { return false }
+                        computed.refresher(owner, thread)
                     }
                 }
-                return node.changedAt.load(ordering: .sequentiallyConsistent) <= since
+                return node.changedAt.load(ordering: .acquiring) <= since
             }
             if !unchanged { return false }
         }
@@ -215,10 +228,17 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
     }
 
     /// Notes that this node's value differs from its last one (before the value turns fresh).
+    ///
+    /// One past the clock, without advancing it (no contended write per evaluation): this node was
+    /// made stale by a stored write, which advanced the clock (by 2) after every read of the old
+    /// value, so a run that read the old value started, and saw stamps, below this one; and a later
+    /// write's stamp is above it.
     @inlinable
     func stampChange() {
-        let now = graph._withUnsafeGuaranteedRef { $0.tick.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue }
-        changedAt.store(now, ordering: .sequentiallyConsistent)
+        // Released before the value turns fresh (a sequentially consistent exchange), so a dependent
+        // that sees it fresh sees the stamp.
+        let now = graph._withUnsafeGuaranteedRef { $0.tick.load(ordering: .acquiring) } &+ 1
+        changedAt.store(now, ordering: .releasing)
     }
 
     // MARK: Edges
@@ -264,6 +284,15 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
             }
             dependencies = reads
         }
+        var upstream = false
+        for index in 0..<reads.count where !upstream {
+            upstream = reads[index]._withUnsafeGuaranteedRef { node in
+                guard node.isComputed else { return false }
+                let computed = unsafeDowncast(node, to: ComputedCore.self)
+                return computed.hasOwner || computed.cutOffUpstream.load(ordering: .relaxed)
+            }
+        }
+        if upstream != cutOffUpstream.load(ordering: .relaxed) { cutOffUpstream.store(upstream, ordering: .relaxed) }
         // After the lock: a last release frees a node, which must not happen under it.
         for index in 0..<old.count { old[index].release() }
         old.deallocate()
@@ -294,13 +323,6 @@ final class ComputedCore: NodeCore, @unchecked Sendable {
         for index in 0..<old.count { old[index].release() }
         old.deallocate()
     }
-}
-
-/// A computed node as its core sees it: something to bring up to date.
-@usableFromInline
-protocol ComputedRefreshing: AnyObject {
-    /// Makes the node's value fresh (computing it if stale), recording no read.
-    func refresh(on thread: EvaluationThread)
 }
 
 /// One read an evaluation made: the node and the version it had when read (unretained: the node

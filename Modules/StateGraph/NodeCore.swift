@@ -18,9 +18,9 @@ final class GraphLock: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
     /// The invalidation work list, reused by every write (guarded by `mutex`).
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var stack = TrivialList<Unmanaged<ComputedCore>>()
-    /// The graph's clock for the equality cut-off: advanced by every change a dependent may need to
-    /// know of (a stored write with dependents, a computed value that differs from the last one),
-    /// whose node then keeps the new reading in `NodeCore.changedAt` (see `ComputedCore.evaluatedAt`).
+    /// The graph's clock for the equality cut-off: advanced by 2 by every stored write that has
+    /// dependents, whose node keeps the new reading in `NodeCore.changedAt`; a computed node whose
+    /// value changed keeps the reading plus 1 (see `ComputedCore.evaluatedAt`).
     @usableFromInline let tick = Atomic<UInt64>(0)
 
     private init() {}
@@ -56,14 +56,17 @@ class NodeCore: @unchecked Sendable {
     /// Tracking observers and subscriptions that read this node. Guarded by `GraphLock`.
     @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) final var observers = ObserverSet()
 
+    /// The node's name and where it was made, boxed: one word here, so the fields every read and
+    /// write touches stay on the same cache lines.
+    private let label: NodeLabel
+
     /// The node's name, for descriptions and cycle reports.
-    @usableFromInline let name: String
+    final var name: String { label.name }
     /// Where the node was made.
-    @usableFromInline let location: SourceLocation
+    final var location: SourceLocation { label.location }
 
     @usableFromInline init(name: String, location: SourceLocation, computed: Bool = false) {
-        self.name = name
-        self.location = location
+        label = NodeLabel(name: name, location: location)
         isComputed = computed
         if NodeStore.registering.load(ordering: .relaxed) { NodeStore.register(self) }
     }
@@ -80,7 +83,13 @@ class NodeCore: @unchecked Sendable {
         guard !dependents.isEmpty else { return }
         graph._withUnsafeGuaranteedRef { lock in
             // The value is in place: a dependent whose evaluation starts at this reading or later reads it.
-            changedAt.store(lock.tick.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue, ordering: .sequentiallyConsistent)
+            // By 2: a computed node's stamp is the clock plus 1 (see `ComputedCore.stampChange`),
+            // which must stay below the next write's. Stored writes change the clock under this
+            // lock only, so a load and a store suffice; released, so a run that starts at the new
+            // reading (an acquiring load) reads the new value.
+            let now = lock.tick.load(ordering: .relaxed) &+ 2
+            changedAt.store(now, ordering: .relaxed)
+            lock.tick.store(now, ordering: .releasing)
             lock.stack.append(contentsOf: dependents)
             while let next = lock.stack.popLast() {
                 next._withUnsafeGuaranteedRef { $0.invalidate(into: &notifications, stack: &lock.stack) }
@@ -114,5 +123,16 @@ class NodeCore: @unchecked Sendable {
         // Released here, after the lock: see `ObserverSet.remove`.
         let removed = withGraphLock { observers.remove(id) }
         withExtendedLifetime(removed) {}
+    }
+}
+
+/// A node's name and location (see `NodeCore.label`).
+final class NodeLabel: Sendable {
+    let name: String
+    let location: SourceLocation
+
+    init(name: String, location: SourceLocation) {
+        self.name = name
+        self.location = location
     }
 }

@@ -4,18 +4,19 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The equality cut-off: a computed node whose new value equals its last one is no change, so the
-/// nodes computed from it keep their values without running their rules.
+/// The equality cut-off: a computed node made with a descriptor whose new value equals its last one
+/// (by the descriptor's `isEqual`) is no change, so the nodes computed from it keep their values
+/// without running their rules.
 ///
 /// Invariant under test: every read gives what the rules would give computed afresh from the stored
 /// values (the cut-off never serves a stale value), and a rule runs only when something it read
 /// changed value.
 @Suite("equality cut-off")
 struct EqualityCutOffTests {
-    @Test("an Equatable node that computes an equal value keeps its dependents from running their rules")
+    @Test("a descriptor's node that computes an equal value keeps its dependents from running their rules")
     func equalValueStopsDependents() {
         let count = Stored(name: "count", wrappedValue: 1)
-        let parity = Computed(name: "parity") { _ in count.wrappedValue % 2 }
+        let parity = Computed(name: "parity", descriptor: .any { @Sendable _ in count.wrappedValue % 2 })
         let label = Computed(name: "label") { _ in parity.wrappedValue == 0 ? "even" : "odd" }
         #expect(label.wrappedValue == "odd")
         count.wrappedValue = 3
@@ -30,7 +31,7 @@ struct EqualityCutOffTests {
     @Test("the cut-off passes through a node that did not run: the whole chain below keeps its values")
     func cutOffIsTransitive() {
         let count = Stored(name: "count", wrappedValue: 1)
-        let parity = Computed(name: "parity") { _ in count.wrappedValue % 2 }
+        let parity = Computed(name: "parity", descriptor: .any { @Sendable _ in count.wrappedValue % 2 })
         // Not Equatable: it cannot cut off by itself, but it does not run when its input held.
         let boxed = Computed<[Any]>(name: "boxed", descriptor: AnyComputedDescriptor(compute: { _ in [parity.wrappedValue] },
                                                                                       isEqual: { _, _ in false }))
@@ -72,11 +73,26 @@ struct EqualityCutOffTests {
         #expect(custom.wrappedValue == -3)
     }
 
+    @Test("a plain node is no cut-off: its equal value is a change, so its dependents run")
+    func plainNodeIsNotRefreshedByDependents() {
+        let count = Stored(name: "count", wrappedValue: 1)
+        let parity = Computed(name: "parity") { _ in count.wrappedValue % 2 }
+        let label = Computed(name: "label") { _ in parity.wrappedValue == 0 ? "even" : "odd" }
+        #expect(label.wrappedValue == "odd")
+        count.wrappedValue = 3
+        #expect(label.wrappedValue == "odd")
+        #expect(label.evaluationCount == 2)
+        count.wrappedValue = 5
+        #expect(parity.wrappedValue == 1, "read first, parity computes its equal value")
+        #expect(label.wrappedValue == "odd")
+        #expect(label.evaluationCount == 3)
+    }
+
     @Test("a node reading an unchanged computed node and a changed stored one runs its rule")
     func changedStoredDependencyStillRuns() {
         let a = Stored(name: "a", wrappedValue: 1)
         let b = Stored(name: "b", wrappedValue: 10)
-        let parity = Computed(name: "parity") { _ in a.wrappedValue % 2 }
+        let parity = Computed(name: "parity", descriptor: .any { @Sendable _ in a.wrappedValue % 2 })
         let sum = Computed(name: "sum") { _ in parity.wrappedValue + b.wrappedValue }
         #expect(sum.wrappedValue == 11)
         withGraphBatch {
@@ -90,7 +106,7 @@ struct EqualityCutOffTests {
     @Test("observers still hear of a change that the cut-off stops below")
     func observersStillNotified() {
         let count = Stored(name: "count", wrappedValue: 1)
-        let parity = Computed(name: "parity") { _ in count.wrappedValue % 2 }
+        let parity = Computed(name: "parity", descriptor: .any { @Sendable _ in count.wrappedValue % 2 })
         let label = Computed(name: "label") { _ in "\(parity.wrappedValue)" }
         let fired = Counter()
         withGraphObservationTracking { _ = label.wrappedValue } onChange: { fired.bump() }
@@ -153,7 +169,7 @@ private final class RandomGraph: Sendable {
         let inputs: [Int]          // indices into stored + computed (earlier nodes only)
         let modulus: Int
         let conditional: Bool      // reads inputs[1] only when inputs[0]'s value is even
-        let equatable: Bool
+        let kind: Int              // 0: plain, 1: descriptor with ==, 2: descriptor never equal
     }
 
     let stored: [Stored<Int>]
@@ -169,16 +185,18 @@ private final class RandomGraph: Sendable {
             let available = stored.count + index
             let inputs = (0..<random.int(in: 1...3)).map { _ in random.int(in: 0...(available - 1)) }
             let shape = Shape(inputs: inputs, modulus: random.int(in: 2...4), conditional: inputs.count > 1 && random.chance(0.4),
-                              equatable: random.chance(0.7))
+                              kind: random.int(in: 0...2))
             shapes.append(shape)
             let nodes = computed
             let read: @Sendable (Int) -> Int = { input in
                 input < stored.count ? stored[input].wrappedValue : nodes[input - stored.count].wrappedValue
             }
             let rule: @Sendable (inout Computed<Int>.Context) -> Int = { _ in RandomGraph.evaluate(shape, read) }
-            computed.append(shape.equatable
-                ? Computed(name: "c\(index)", rule)
-                : Computed(name: "c\(index)", descriptor: AnyComputedDescriptor(compute: rule, isEqual: { _, _ in false })))
+            switch shape.kind {
+            case 0: computed.append(Computed(name: "c\(index)", rule))
+            case 1: computed.append(Computed(name: "c\(index)", descriptor: AnyComputedDescriptor(compute: rule)))
+            default: computed.append(Computed(name: "c\(index)", descriptor: AnyComputedDescriptor(compute: rule, isEqual: { _, _ in false })))
+            }
         }
         self.stored = stored
         self.computed = computed

@@ -1,4 +1,6 @@
+import Dispatch
 import Observation
+import Synchronization
 import StateGraph
 
 /// The graph side: one stored value and the computed value of it.
@@ -61,4 +63,56 @@ struct ObservableChain {
     }
 
     var tail: Int { tailRead() }
+}
+
+/// Makes `changes` writes to a stored node, each delivered (the new value, in a task) to a
+/// `withGraphTrackingMap` scope before the next; returns how many changes were delivered.
+nonisolated func trackWithGraphScope(changes: Int) -> Int {
+    let model = GraphCounter()
+    let delivered = DispatchSemaphore(value: 0)
+    let deliveries = Mutex(-1)  // the first value is no change
+    let scope = withGraphTracking {
+        withGraphTrackingMap { model.count } onChange: { _ in
+            deliveries.withLock { $0 += 1 }
+            delivered.signal()
+        }
+    }
+    delivered.wait()  // the first value, delivered at once
+    for value in 1...changes {
+        model.count = value
+        delivered.wait()
+    }
+    scope.cancel()
+    return deliveries.withLock { $0 }
+}
+
+/// The same with Observation: `withObservationTracking` registered again, in a task, after each
+/// change (its `onChange` runs before the new value is stored, so a task reads it, as an app would).
+nonisolated func trackWithObservation(changes: Int) -> Int {
+    final class Observer: @unchecked Sendable {
+        let model = ObservableCounter()
+        let delivered = DispatchSemaphore(value: 0)
+        let deliveries = Mutex(0)
+        let last = Mutex(0)
+
+        func register() {
+            withObservationTracking {
+                _ = model.count
+            } onChange: {
+                Task {
+                    self.last.withLock { $0 = self.model.count }
+                    self.deliveries.withLock { $0 += 1 }
+                    self.register()
+                    self.delivered.signal()
+                }
+            }
+        }
+    }
+    let observer = Observer()
+    observer.register()
+    for value in 1...changes {
+        observer.model.count = value
+        observer.delivered.wait()
+    }
+    return observer.deliveries.withLock { $0 }
 }

@@ -11,15 +11,17 @@ struct Options {
     var iterations = 1_000_000
     var chain = 1_000
     var chainIterations = 2_000
+    var trackingIterations = 20_000
     var runs = 7
     var warmups = 1
 }
 
 let usage = """
-    usage: graph-bench [--iterations N] [--chain N] [--chain-iterations N] [--runs N] [--warmups N]
+    usage: graph-bench [--iterations N] [--chain N] [--chain-iterations N] [--tracking-iterations N] [--runs N] [--warmups N]
       --iterations N        operations per run for the single-node cases (default 1000000)
       --chain N             computed nodes in the chain (default 1000)
       --chain-iterations N  operations per run for the chain cases (default 2000)
+      --tracking-iterations N  changes per run for the continuing-tracking case (default 20000)
       --runs N              measured runs per case, alternating the two sides (default 7)
       --warmups N           unmeasured runs per side first (default 1)
     """
@@ -29,6 +31,7 @@ let mistake = parseOptions(Array(CommandLine.arguments.dropFirst()), usage: usag
     "--iterations": (1, { parsed.iterations = $0 }),
     "--chain": (1, { parsed.chain = $0 }),
     "--chain-iterations": (1, { parsed.chainIterations = $0 }),
+    "--tracking-iterations": (1, { parsed.trackingIterations = $0 }),
     "--runs": (1, { parsed.runs = $0 }),
     "--warmups": (0, { parsed.warmups = $0 }),
 ])
@@ -135,6 +138,18 @@ do {
             sum &+= observable.tail
         }
         return sum
+    }))
+}
+do {
+    // Continuing observation: each change delivered to a closure that keeps tracking, in a task (as
+    // a UI's observation would be), before the next change is made. StateGraph: one
+    // withGraphTrackingMap scope. Observation: withObservationTracking registered again after each
+    // change, the documented way to keep observing.
+    let m = options.trackingIterations
+    rows.append(measure("tracking: write, delivered to a continuing observer", count: m, graph: {
+        trackWithGraphScope(changes: m)
+    }, observation: {
+        trackWithObservation(changes: m)
     }))
 }
 

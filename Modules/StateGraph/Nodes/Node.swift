@@ -26,16 +26,17 @@ extension Node {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// A computed node derived from this one's value: `project` gets the rule's context and the
-    /// value (an `Equatable` result gets the equality cut-off).
+    /// value.
     ///
     /// ```swift
     /// let doubled = $count.map { _, count in count * 2 }
     /// ```
+    @inlinable
     public func map<Projected>(_ project: @escaping @Sendable (Computed<Projected>.Context, Value) -> Projected,
                                file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) -> Computed<Projected> {
-        Computed<Projected>(name: info.name ?? "computed", isEqual: Computed<Projected>.equality,
+        Computed<Projected>(name: info.name ?? "computed", isEqual: nil,
                             location: SourceLocation(file: file, line: line, column: column),
-                            rule: { context in project(context, self.wrappedValue) })
+                            refresher: Computed<Projected>.refresher, rule: { context in project(context, self.wrappedValue) })
     }
 }
 
