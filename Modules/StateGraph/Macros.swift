@@ -51,9 +51,13 @@ public struct GraphStorageBacking: Sendable, Equatable {
 /// }
 /// ```
 ///
-/// The property needs a type annotation and an initial value (an optional may omit it: `nil`). With a
-/// suite, the initial value is the default shown while the suite has no value for the key, and the
-/// type must be `Codable`.
+/// The property needs a type annotation. An instance property of a class, an actor or a struct may omit
+/// its initial value when its initializers assign it (or assign `$name`, to share another object's
+/// node); a static, top-level or suite-backed one needs it, except an optional (`nil`). With a suite,
+/// the initial value is the default shown while the suite has no value for the key, and the type must
+/// be `Codable`. An implicitly unwrapped optional `T!` keeps a `Stored<T?>`. In a struct the setter is
+/// `nonmutating` and the memberwise initializer takes the property. `weak`, `unowned` and `lazy`
+/// properties are refused: mark a weak reference `@GraphIgnored`.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(`$`))
 public macro GraphStored(backed: GraphStorageBacking = .memory) =

@@ -11,7 +11,7 @@ extension GraphComputedMacro: AccessorMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
         guard let shape = PropertyShape.read(declaration, in: context, diagnose: false),
-              shape.initializer == nil else { return [] }
+              shape.initializer == nil, isInstance(shape, in: context) else { return [] }
         return [
             """
             get {
@@ -35,11 +35,26 @@ extension GraphComputedMacro: PeerMacro {
                                         fixIts: [fixIt]))
             return []
         }
+        guard isInstance(shape, in: context) else {
+            context.diagnose(Diagnostic(node: Syntax(shape.variable), message: GraphMacroDiagnostic.computedNotInstance))
+            return []
+        }
         return [
             """
-            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)let $\(raw: shape.name): StateGraph.Computed<\(shape.type)>
+            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)let $\(raw: shape.name): StateGraph.Computed<\(shape.nodeType)>
             """,
         ]
+    }
+}
+
+extension GraphComputedMacro {
+    /// Whether the property is an instance property of a class, a struct or an actor, whose initializer
+    /// can give the node its rule (a static or top-level `let` needs its value on its declaration).
+    static func isInstance(_ shape: PropertyShape, in context: some MacroExpansionContext) -> Bool {
+        switch PropertyPlacement(of: shape, in: context) {
+        case .referenceInstance, .structInstance: return true
+        case .global, .noStorage: return false
+        }
     }
 }
 

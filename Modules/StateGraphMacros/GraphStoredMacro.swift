@@ -5,9 +5,10 @@ import SwiftSyntaxMacros
 
 /// `@GraphStored`: turns `var name: T = value` into accessors over a generated stored node `$name`.
 ///
-/// In memory (no argument, or `backed: .memory`) the node is `Stored(name:wrappedValue:)` and an
-/// `init` accessor lets an initializer assign the property. With any other backing the node is
-/// `Stored(name:backing:defaultValue:)` and the initial value is the default.
+/// In memory (no argument, or `backed: .memory`) the node is `Stored(name:wrappedValue:)`; with any
+/// other backing it is `Stored(name:backing:defaultValue:)` and the initial value is the default. What
+/// makes the node, and whether an initializer can assign the property, depends on where the property
+/// is declared (see `Plan`).
 public struct GraphStoredMacro {
     /// The `backed:` argument's expression, or `nil` for memory.
     static func backing(of attribute: AttributeSyntax) -> ExprSyntax? {
@@ -20,18 +21,84 @@ public struct GraphStoredMacro {
         }
         return expression
     }
+
+    /// What one property expands to; both roles of the macro read the same plan.
+    struct Plan {
+        /// How the property's `init` accessor treats the node, if it has one.
+        enum InitAccessor {
+            /// `accesses: $name`: the node is made with the declaration's value, the accessor sets it.
+            case accesses
+            /// `initializes: $name`: the accessor makes the node with the value assigned (or with the
+            /// property's own initial value, which Swift passes to it when an initializer does not).
+            case initializes
+        }
+
+        let shape: PropertyShape
+        /// The node's creation expression on its declaration, or `nil` when the `init` accessor makes it.
+        let creation: String?
+        let initAccessor: InitAccessor?
+        /// Whether the node is a `var`: a struct's property with an initial value, whose node Swift makes
+        /// from that value at the start of every initializer, so one that assigns the property runs the
+        /// `init` accessor a second time (a `let` could not be initialized twice).
+        let nodeIsVariable: Bool
+        /// Whether the setter is `nonmutating` (a struct's instance property).
+        let nonmutatingSet: Bool
+
+        /// The plan for `declaration`, or `nil` (with a diagnostic when `diagnose`) for a refused form.
+        ///
+        /// - A class's or an actor's property with an initial value (an optional's is `nil`) has a
+        ///   node made with it and an `accesses:` init accessor; without one, an `initializes:` init
+        ///   accessor makes the node from what the initializer assigns (or the initializer assigns
+        ///   `$name` itself, to share another object's node).
+        /// - A struct's property always has an `initializes:` init accessor, so the memberwise
+        ///   initializer can take it (an `accesses:` one would need the node made before the
+        ///   accessor runs, which the memberwise initializer cannot do), and a `nonmutating` setter.
+        /// - A static or top-level property, and any suite-backed one, has its node made on its
+        ///   declaration and no init accessor; it needs an initial value.
+        static func make(_ node: AttributeSyntax, _ declaration: some DeclSyntaxProtocol,
+                         in context: some MacroExpansionContext, diagnose: Bool) -> Plan? {
+            guard let shape = PropertyShape.read(declaration, in: context, diagnose: diagnose) else { return nil }
+            func fail(_ message: GraphMacroDiagnostic) -> Plan? {
+                if diagnose { context.diagnose(Diagnostic(node: Syntax(shape.variable), message: message)) }
+                return nil
+            }
+            let placement = PropertyPlacement(of: shape, in: context)
+            if placement == .noStorage { return fail(.noStorage) }
+            let initial = shape.initializer ?? (shape.isOptional ? ExprSyntax("nil") : nil)
+            let nonmutatingSet = placement == .structInstance
+            let name = shape.name
+            if let backing = GraphStoredMacro.backing(of: node) {
+                guard let initial else { return fail(.backedNeedsValue) }
+                return Plan(shape: shape,
+                            creation: ".init(name: \"\(name)\", backing: \(backing.trimmedDescription), defaultValue: \(initial.trimmedDescription))",
+                            initAccessor: nil, nodeIsVariable: false, nonmutatingSet: nonmutatingSet)
+            }
+            let memory = initial.map { ".init(name: \"\(name)\", wrappedValue: \($0.trimmedDescription))" }
+            switch placement {
+            case .global:
+                guard let memory else { return fail(.storedNeedsValue) }
+                return Plan(shape: shape, creation: memory, initAccessor: nil, nodeIsVariable: false, nonmutatingSet: false)
+            case .referenceInstance:
+                return Plan(shape: shape, creation: memory, initAccessor: memory == nil ? .initializes : .accesses,
+                            nodeIsVariable: false, nonmutatingSet: false)
+            case .structInstance:
+                return Plan(shape: shape, creation: nil, initAccessor: .initializes,
+                            nodeIsVariable: initial != nil, nonmutatingSet: true)
+            case .noStorage:
+                return nil
+            }
+        }
+    }
 }
 
 extension GraphStoredMacro: AccessorMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
-        guard let shape = PropertyShape.read(declaration, in: context, diagnose: false),
-              shape.initializer != nil || shape.isOptional else { return [] }
-        let name = shape.name
+        guard let plan = Plan.make(node, declaration, in: context, diagnose: false) else { return [] }
+        let name = plan.shape.name
         var accessors: [AccessorDeclSyntax] = []
-        // An initializer can assign an instance property of a type; a static or top-level one has none.
-        let inType = context.lexicalContext.first.map { $0.is(ClassDeclSyntax.self) || $0.is(StructDeclSyntax.self) || $0.is(ActorDeclSyntax.self) } ?? false
-        if backing(of: node) == nil, inType, !shape.isStatic {
+        switch plan.initAccessor {
+        case .accesses?:
             accessors.append(
                 """
                 @storageRestrictions(accesses: $\(raw: name))
@@ -39,14 +106,26 @@ extension GraphStoredMacro: AccessorMacro {
                     $\(raw: name).wrappedValue = initialValue
                 }
                 """)
+        case .initializes?:
+            accessors.append(
+                """
+                @storageRestrictions(initializes: $\(raw: name))
+                init(initialValue) {
+                    $\(raw: name) = .init(name: "\(raw: name)", wrappedValue: initialValue)
+                }
+                """)
+        case nil:
+            break
         }
+        // An implicitly unwrapped optional's getter returns the optional: Swift unwraps it where the
+        // property is used as a `T`, and comparing it with `nil` does not trap.
         accessors.append(
             """
             get {
                 return $\(raw: name).wrappedValue
             }
             """)
-        accessors.append(setter(shape))
+        accessors.append(setter(plan))
         return accessors
     }
 }
@@ -55,9 +134,10 @@ extension GraphStoredMacro {
     /// The setter: the node's write, with the property's `willSet` before it (its parameter, or
     /// `newValue`, bound to the value set) and its `didSet` after it (`oldValue`, or its parameter,
     /// bound to the value before), on every assignment, as Swift runs observers.
-    static func setter(_ shape: PropertyShape) -> AccessorDeclSyntax {
+    static func setter(_ plan: Plan) -> AccessorDeclSyntax {
+        let shape = plan.shape
         let name = shape.name
-        let specifier = "set"
+        let specifier = plan.nonmutatingSet ? "nonmutating set" : "set"
         guard shape.willSet != nil || shape.didSet != nil else {
             return """
                 \(raw: specifier) {
@@ -85,21 +165,22 @@ extension GraphStoredMacro {
 extension GraphStoredMacro: PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [DeclSyntax] {
-        guard let shape = PropertyShape.read(declaration, in: context, diagnose: true) else { return [] }
-        guard let initial = shape.initializer ?? (shape.isOptional ? ExprSyntax("nil") : nil) else {
-            context.diagnose(Diagnostic(node: Syntax(shape.variable), message: GraphMacroDiagnostic.storedNeedsValue))
-            return []
-        }
-        let name = shape.name
-        let creation: String
-        if let backing = backing(of: node) {
-            creation = ".init(name: \"\(name)\", backing: \(backing.trimmedDescription), defaultValue: \(initial.trimmedDescription))"
+        guard let plan = Plan.make(node, declaration, in: context, diagnose: true) else { return [] }
+        let shape = plan.shape
+        var modifiers = shape.nodeAccess
+        if shape.isStatic { modifiers += "static " }
+        let binding: String
+        if plan.nodeIsVariable {
+            // Only the type may replace the node (its initializers do, when they assign the property).
+            if modifiers != "private " { modifiers += "private(set) " }
+            binding = "var"
         } else {
-            creation = ".init(name: \"\(name)\", wrappedValue: \(initial.trimmedDescription))"
+            binding = "let"
         }
+        let value = plan.creation.map { " = \($0)" } ?? ""
         return [
             """
-            @StateGraph.GraphIgnored \(raw: shape.nodeAccess)\(raw: shape.isStatic ? "static " : "")let $\(raw: name): StateGraph.Stored<\(shape.type)> = \(raw: creation)
+            @StateGraph.GraphIgnored \(raw: modifiers)\(raw: binding) $\(raw: shape.name): StateGraph.Stored<\(shape.nodeType)>\(raw: value)
             """,
         ]
     }

@@ -25,6 +25,15 @@ struct PropertyShape {
         return false
     }
 
+    /// The node's value type: the property's, except that an implicitly unwrapped optional `T!` keeps a
+    /// `T?` (a generic argument cannot be `T!`).
+    var nodeType: TypeSyntax {
+        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return TypeSyntax(OptionalTypeSyntax(wrappedType: unwrapped.wrappedType.trimmed))
+        }
+        return type
+    }
+
     /// Reads `declaration`, or emits a diagnostic and returns `nil`.
     static func read(_ declaration: some DeclSyntaxProtocol, in context: some MacroExpansionContext,
                      diagnose: Bool) -> PropertyShape? {
@@ -48,6 +57,12 @@ struct PropertyShape {
         }
         if variable.modifiers.contains(where: { $0.name.text == "class" }) {
             return fail(.staticProperty, at: variable)
+        }
+        if let modifier = variable.modifiers.first(where: { ["weak", "unowned"].contains($0.name.text) }) {
+            return fail(.weakOrUnowned, at: modifier)
+        }
+        if let modifier = variable.modifiers.first(where: { $0.name.text == "lazy" }) {
+            return fail(.lazyProperty, at: modifier)
         }
         guard variable.bindings.count == 1, let binding = variable.bindings.first,
               let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
@@ -93,5 +108,37 @@ struct PropertyShape {
             access = level + " "
         }
         return access
+    }
+}
+
+/// Where a graph node property is declared, which decides what can hold its node and what can set it.
+enum PropertyPlacement {
+    /// An instance property of a class or an actor: its initializers can assign it.
+    case referenceInstance
+    /// An instance property of a struct: its initializers can assign it, and its setter is
+    /// `nonmutating` (the node is a reference, so setting the property does not change the struct).
+    case structInstance
+    /// A `static` or a top-level property: no initializer can assign it.
+    case global
+    /// An instance property of an enum, an extension or a protocol, none of which can hold a stored
+    /// property for the node.
+    case noStorage
+
+    init(of shape: PropertyShape, in context: some MacroExpansionContext) {
+        if shape.isStatic {
+            self = .global
+            return
+        }
+        switch context.lexicalContext.first {
+        case let holder? where holder.is(ClassDeclSyntax.self) || holder.is(ActorDeclSyntax.self):
+            self = .referenceInstance
+        case let holder? where holder.is(StructDeclSyntax.self):
+            self = .structInstance
+        case let holder? where holder.is(EnumDeclSyntax.self) || holder.is(ExtensionDeclSyntax.self)
+            || holder.is(ProtocolDeclSyntax.self):
+            self = .noStorage
+        default:
+            self = .global
+        }
     }
 }
