@@ -41,7 +41,7 @@ struct NodeInfoTests {
     }
 
     @Test("nodes are equal only to themselves, and generic code reads and maps any node")
-    func nodeProtocol() {
+    func nodeProtocol() async {
         let a = Stored(name: "a", wrappedValue: 1)
         let b = Stored(name: "b", wrappedValue: 1)
         #expect(a == a && a != b)
@@ -53,6 +53,11 @@ struct NodeInfoTests {
         #expect(fromStored.wrappedValue == "#7" && fromComputed.wrappedValue == "#11")
         let erased: [any TypeErasedNode] = [a, fromStored]
         #expect(erased.map(\.info.name) == ["a", "a"])
+        func firstObserved(_ node: some Node<String>) async -> String? {
+            var iterator = node.observe().makeAsyncIterator()
+            return await iterator.next()
+        }
+        #expect(await firstObserved(fromComputed) == "#11")
     }
 
     @Test("graphViz lists the registered nodes and their edges, a stale dependent's edge dashed")

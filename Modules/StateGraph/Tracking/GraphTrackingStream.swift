@@ -18,19 +18,11 @@ public func withStateGraphTrackingStream<T>(apply: @escaping () -> T, isolation:
     return stream
 }
 
-extension Stored {
+extension Node {
     /// The value now and after every change, as an async sequence (swift-state-graph's `observe()`):
     /// the first value is waiting before this returns; later ones come from a task (changes before
     /// it runs are coalesced). See ``withStateGraphTrackingStream(apply:isolation:)``; `values()`
     /// is this module's form, delivered on the writing thread.
-    public func observe() -> AsyncStream<Value> {
-        withStateGraphTrackingStream(apply: { self.wrappedValue }, isolation: nil)
-    }
-}
-
-extension Computed {
-    /// The value now and after every change, as an async sequence (swift-state-graph's `observe()`).
-    /// See ``Stored/observe()``.
     public func observe() -> AsyncStream<Value> {
         withStateGraphTrackingStream(apply: { self.wrappedValue }, isolation: nil)
     }
