@@ -93,7 +93,7 @@ struct DeferredSuiteWrite {
         var bySuite: [ObjectIdentifier: [DeferredSuiteWrite]] = [:]
         for write in writes { bySuite[ObjectIdentifier(write.entry), default: []].append(write) }
         for (_, group) in bySuite {
-            let ordered = group.sorted { UInt(bitPattern: $0.id.hashValue) < UInt(bitPattern: $1.id.hashValue) }
+            let ordered = group.sorted { $0.id < $1.id }
             withLocks(ordered[...]) {
                 var values: [(write: DeferredSuiteWrite, value: PlistValue?)] = []
                 for write in ordered {
