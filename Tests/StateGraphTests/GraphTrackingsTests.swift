@@ -134,4 +134,30 @@ struct GraphTrackingsTests {
         #expect(await iterator.next() == 4)
         #expect(onMain == 2)
     }
+
+    /// Invariant: no change is lost between a run and the next wait — after the writers stop, the
+    /// consumer gets the final value, however the writes interleaved with its runs.
+    @Test("two threads writing while a consumer iterates: the final value always arrives")
+    func concurrentWritersLoseNothing() async {
+        for round in 0..<20 {
+            let a = Stored(name: "a", wrappedValue: 0)
+            let b = Stored(name: "b", wrappedValue: 0)
+            let seen = Recorded<Int>()
+            let consumer = Task {
+                for await sum in GraphTrackings({ a.wrappedValue + b.wrappedValue }) {
+                    seen.append(sum)
+                    if sum == 4_000 { return }
+                }
+            }
+            let finished = await finishOnThreads(
+                { for value in 1...2_000 { a.wrappedValue = value }; return true },
+                { for value in 1...2_000 { b.wrappedValue = value }; return true })
+            #expect(finished != nil)
+            let arrived = await eventually(timeout: .seconds(30)) { seen.all.last == 4_000 }
+            #expect(arrived, "round \(round): the last value seen was \(seen.all.last ?? -1)")
+            consumer.cancel()
+            await consumer.value
+            #expect(seen.all == seen.all.sorted(), "values only grow")
+        }
+    }
 }
