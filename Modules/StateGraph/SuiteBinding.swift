@@ -152,25 +152,39 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     func reload(into node: Stored<Value>) {
         var notifications = GraphNotifications()
         writeLock.withLock { _ in
-            let stored = entry.suite.object(forKey: key)
-            // The suite also reports this node's own writes; the file holds their keys sorted, the
-            // encoding in declaration order, and the two are the same value.
-            guard !Self.sameContents(stored, lastEncoded) else { return }
-            lastEncoded = stored
-            // The node takes the file's value (or the default), so it holds nothing unwritten any more.
-            unwritten = false
-            guard let stored else {
-                _ = node.store(defaultValue, notifying: &notifications)
-                return
-            }
-            do {
-                _ = node.store(try decode(stored), notifying: &notifications)
-            } catch {
-                fail(.decode, error)
-            }
+            take(entry.suite.object(forKey: key), into: node, notifying: &notifications)
         }
         notifications.deliver(on: EvaluationThread.current)
         notifications.discard()
+    }
+
+    /// `reload(into:)` from a snapshot of the whole suite, with `writeLock` held by the caller (a
+    /// reload of every node of the suite, which holds all their locks while it takes the snapshot).
+    func reloadLocked(from snapshot: [String: PlistValue], into node: Stored<Value>) {
+        var notifications = GraphNotifications()
+        take(snapshot[key], into: node, notifying: &notifications)
+        // Queued by the caller's batch: nothing of the program's runs here.
+        notifications.deliver(on: EvaluationThread.current)
+        notifications.discard()
+    }
+
+    /// Under `writeLock`: the node takes what the suite holds for the key, if it is news.
+    private func take(_ stored: PlistValue?, into node: Stored<Value>, notifying notifications: inout GraphNotifications) {
+        // The suite also reports this node's own writes; the file holds their keys sorted, the
+        // encoding in declaration order, and the two are the same value.
+        guard !Self.sameContents(stored, lastEncoded) else { return }
+        lastEncoded = stored
+        // The node takes the file's value (or the default), so it holds nothing unwritten any more.
+        unwritten = false
+        guard let stored else {
+            _ = node.store(defaultValue, notifying: &notifications)
+            return
+        }
+        do {
+            _ = node.store(try decode(stored), notifying: &notifications)
+        } catch {
+            fail(.decode, error)
+        }
     }
 
     /// Whether two suite values are the same, whatever the order of their dictionaries' keys (`nil`:
@@ -201,8 +215,14 @@ extension Optional: OptionalGraphValue {
 }
 
 extension Stored: SuiteListener {
-    func suiteValueChanged() {
-        suiteBinding?.reload(into: self)
+    var listenerLockID: ObjectIdentifier { ObjectIdentifier(suiteBinding!) }
+
+    func withListenerLock(_ body: () -> Void) {
+        suiteBinding!.withWriteLock(body)
+    }
+
+    func suiteValueChanged(snapshot: [String: PlistValue]) {
+        suiteBinding!.reloadLocked(from: snapshot, into: self)
     }
 }
 

@@ -5,8 +5,14 @@ import Synchronization
 
 /// Something kept in a suite that wants to hear when its key changes.
 protocol SuiteListener: AnyObject {
-    /// The suite's value for the key may have changed (this process or another wrote it).
-    func suiteValueChanged()
+    /// The identity of the lock `withListenerLock` takes (its binding's write lock), which orders it
+    /// among the locks a reload or a batch's flush takes together.
+    var listenerLockID: ObjectIdentifier { get }
+    /// Runs `body` holding the listener's write lock.
+    func withListenerLock(_ body: () -> Void)
+    /// The suite may have changed (this process or another wrote it): takes the key's value from
+    /// `snapshot`, the lock held.
+    func suiteValueChanged(snapshot: [String: PlistValue])
 }
 
 /// One suite file as the graph uses it: a `DefaultsSuite` shared by every node of that file in the
@@ -56,11 +62,27 @@ final class SuiteEntry: @unchecked Sendable {
     /// A key changed: every node of the suite reloads, in one batch. A batch's flush writes all its
     /// keys in one write, and the change of each is told apart; reloading only the told key would
     /// let an observer of these nodes run with half the batch.
+    ///
+    /// The nodes take their values from one snapshot of the suite, taken while holding every node's
+    /// write lock (in the order a batch's flush takes them): read key by key, a reload could take one
+    /// key before a flush and the next after it, half a batch again; and a snapshot taken outside
+    /// the locks could be older than what a node of this process has just written.
     private func keyChanged(_ key: String) {
+        var seen = Set<ObjectIdentifier>()
         let targets = lock.withLock { _ in listeners.values.flatMap { $0.compactMap(\.listener) } }
+            .filter { seen.insert($0.listenerLockID).inserted }
+            .sorted { $0.listenerLockID < $1.listenerLockID }
         withGraphBatch {
-            for target in targets { target.suiteValueChanged() }
+            Self.withLocks(targets[...]) {
+                let snapshot = suite.dictionaryRepresentation()
+                for target in targets { target.suiteValueChanged(snapshot: snapshot) }
+            }
         }
+    }
+
+    private static func withLocks(_ targets: ArraySlice<any SuiteListener>, _ body: () -> Void) {
+        guard let first = targets.first else { return body() }
+        first.withListenerLock { withLocks(targets.dropFirst(), body) }
     }
 
     // MARK: Registry

@@ -153,4 +153,27 @@ struct UserDefaultsSpellingTests {
             subscription.cancel()
         }
     }
+
+    /// The same invariant, wider: eight keys per batch and 200 batches back to back, so a reload that
+    /// read the suite key by key would straddle a batch's write.
+    @Test("eight keys per batch, 200 batches: the other nodes never show a mix of two batches")
+    func wideBatchesSeenWhole() async throws {
+        try await withSuiteFolder { _ in
+            let keys = (0..<8).map { "wide\($0)" }
+            let writer = keys.map { Stored(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
+            let reader = keys.map { Stored(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
+            let seen = Recorded<[Int]>()
+            let subscription = GraphSubscription({ reader.map(\.wrappedValue) }, onChange: { seen.append($0) })
+            let rounds = 200
+            for round in 1...rounds {
+                withGraphBatch {
+                    for node in writer { node.wrappedValue = round }
+                }
+            }
+            #expect(await eventually { seen.all.last == Array(repeating: rounds, count: keys.count) })
+            let torn = seen.all.filter { Set($0).count > 1 }
+            #expect(torn.isEmpty, "the reader saw a mix: \(torn.prefix(3))")
+            subscription.cancel()
+        }
+    }
 }
