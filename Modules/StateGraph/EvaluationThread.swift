@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Who records a read: nobody (a read from outside), the computed node whose rule is running, or a
 /// tracking closure's recorder.
@@ -134,15 +135,19 @@ struct EvaluationThread: @unchecked Sendable {
 
     // MARK: The current thread's
 
-    /// The thread-local key, made on first use; `UInt32.max` until then. A plain global with a
-    /// constant initial value, so reading it costs no lazy-initialization check on every node read.
-    @usableFromInline nonisolated(unsafe) static var key = pthread_key_t.max
+    /// The thread-local key, made on first use; `.max` until then. An atomic (read relaxed: the
+    /// key is published once, and a reader that sees `.max` goes through `madeKey`, which
+    /// synchronizes), with a constant initial value, which the compiler initializes statically: no
+    /// lazy-initialization check on a node read.
+    @usableFromInline static let key = Atomic<UInt64>(UInt64.max)
 
     /// The calling thread's.
     @inlinable
     static var current: EvaluationThread {
-        let key = key
-        if key != .max, let raw = pthread_getspecific(key) { return EvaluationThread(state: raw.assumingMemoryBound(to: State.self)) }
+        let key = key.load(ordering: .relaxed)
+        if key != .max, let raw = pthread_getspecific(pthread_key_t(truncatingIfNeeded: key)) {
+            return EvaluationThread(state: raw.assumingMemoryBound(to: State.self))
+        }
         return makeCurrent()
     }
 
@@ -170,7 +175,7 @@ struct EvaluationThread: @unchecked Sendable {
         }
         #endif
         // Published for `current`: a reader that sees `.max` comes here and finds the key made.
-        EvaluationThread.key = key
+        EvaluationThread.key.store(UInt64(key), ordering: .releasing)
         return key
     }()
 

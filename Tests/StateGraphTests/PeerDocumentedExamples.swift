@@ -7,7 +7,9 @@
 // statements or property fragments are wrapped in a function or class; what they use but do not
 // define (`Item`, `CartItem`, `User`, labels, analysis functions) is defined beside them. Left out:
 // SwiftUI and UIKit views (not on Linux; their models are here), Package.swift snippets, and the
-// "before" halves written against Observation. Changes to the text, each marked `// ported:`:
+// "before" halves written against Observation. The view controllers stand in for UIKit's, which are
+// main-actor isolated, so their tracking runs on the main actor: they, and the functions wrapping a
+// snippet that sets up tracking, are `@MainActor`. Changes to the text, each marked `// ported:`:
 // README's "Drop-in Observable Enhancement" declares `@GraphStored var name = ""` without a type,
 // which the peer's macro refuses too ("requires explicit type annotation"), so it gets `: String`;
 // and the snippets that read a view controller's property inside a tracking closure need `self.`
@@ -54,6 +56,7 @@ enum ReadmeDependencyTracking {
 }
 
 enum ReadmeUIKitTracking {
+    @MainActor
     final class Screen {
         let counter = ReadmeQuickStart.Counter()
         var subscription: AnyCancellable?
@@ -104,6 +107,7 @@ enum ReadmeCoreConcepts {
         }
     }
 
+    @MainActor
     static func reactiveTracking(_ model: Model) -> AnyCancellable {
         let subscription = withGraphTracking {
           withGraphTrackingGroup {
@@ -128,6 +132,7 @@ enum ReadmeUIKitIntegration {
         func reloadData() { reloads += 1 }
     }
 
+    @MainActor
     class ViewController {
       private let viewModel = ViewModel()
       private var subscription: AnyCancellable?
@@ -153,6 +158,7 @@ enum ReadmeNestedTracking {
         @GraphStored var featureValue: Int = 0
     }
 
+    @MainActor
     static func track(_ viewModel: ViewModel, printed: @escaping (Int) -> Void) -> AnyCancellable {
         withGraphTracking {
             withGraphTrackingGroup {
@@ -392,6 +398,7 @@ enum DocCCoreConcepts {
       }
     }
 
+    @MainActor
     static func howItWorks(counter: Stored<Int>, featureEnabled: Stored<Bool>, featureData: Stored<String>,
                            printed: @escaping (String) -> Void) -> AnyCancellable {
         let subscription = withGraphTracking {
@@ -427,6 +434,7 @@ enum DocCCoreConcepts {
         var log: [String] = []
     }
 
+    @MainActor
     static func dynamicTracking(_ processor: DataProcessor, _ analysis: Analysis) -> AnyCancellable {
         func performPremiumAnalysis(_ items: [Item]) { analysis.log.append("premium \(items.count)") }
         func performBasicAnalysis(_ items: [Item]) { analysis.log.append("basic \(items.count)") }
@@ -476,6 +484,7 @@ enum DocCMigration {
     final class Label { var text: String? }
     final class Button { var isEnabled = true }
 
+    @MainActor
     final class ViewController {
       let viewModel = UserViewModel()
       private var subscription: AnyCancellable?
@@ -560,6 +569,7 @@ enum DocCMigration {
     }
 
     // Step 4, after
+    @MainActor
     static func step4(node: Stored<Int>, handle: @escaping (Int) -> Void) -> AnyCancellable {
         withGraphTracking {
           withGraphTrackingMap {
