@@ -140,7 +140,7 @@ public final class Computed<Value>: @unchecked Sendable {
     /// The value: the cached one, or computed now if a dependency changed since.
     @inlinable
     public var wrappedValue: Value {
-        let thread = EvaluationThread.current
+        let thread = EvaluationThread.current(in: core.graph)
         switch thread.reader {
         case .evaluation(let reader):
             let (value, version) = currentValue(on: thread)

@@ -135,16 +135,19 @@ struct EvaluationThread: @unchecked Sendable {
 
     // MARK: The current thread's
 
-    /// The thread-local key, made on first use; `.max` until then. An atomic (read relaxed: the
-    /// key is published once, and a reader that sees `.max` goes through `madeKey`, which
-    /// synchronizes), with a constant initial value, which the compiler initializes statically: no
-    /// lazy-initialization check on a node read.
-    @usableFromInline static let key = Atomic<UInt64>(UInt64.max)
-
     /// The calling thread's.
     @inlinable
     static var current: EvaluationThread {
-        let key = key.load(ordering: .relaxed)
+        current(in: Unmanaged.passUnretained(GraphLock.shared))
+    }
+
+    /// The calling thread's, the key read from `graph` (a node's `NodeCore.graph`), which a read of a
+    /// node reaches with loads only, where a global's would go through its lazy initialization.
+    @inlinable
+    static func current(in graph: Unmanaged<GraphLock>) -> EvaluationThread {
+        // Relaxed: the key is published once, and a reader that sees `.max` goes through `madeKey`,
+        // whose one-time initialization synchronizes.
+        let key = graph._withUnsafeGuaranteedRef { $0.threadKey.load(ordering: .relaxed) }
         if key != .max, let raw = pthread_getspecific(pthread_key_t(truncatingIfNeeded: key)) {
             return EvaluationThread(state: raw.assumingMemoryBound(to: State.self))
         }
@@ -175,7 +178,7 @@ struct EvaluationThread: @unchecked Sendable {
         }
         #endif
         // Published for `current`: a reader that sees `.max` comes here and finds the key made.
-        EvaluationThread.key.store(UInt64(key), ordering: .releasing)
+        GraphLock.shared.threadKey.store(UInt64(key), ordering: .releasing)
         return key
     }()
 

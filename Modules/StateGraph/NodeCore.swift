@@ -22,6 +22,9 @@ final class GraphLock: @unchecked Sendable {
     /// dependents, whose node keeps the new reading in `NodeCore.changedAt`; a computed node whose
     /// value changed keeps the reading plus 1 (see `ComputedCore.evaluatedAt`).
     @usableFromInline let tick = Atomic<UInt64>(0)
+    /// The thread-local key of `EvaluationThread`'s state, `.max` until made: kept here, where a read
+    /// of a node finds it through the node, with no check of a global's lazy initialization.
+    @usableFromInline let threadKey = Atomic<UInt64>(UInt64.max)
 
     private init() {}
 }

@@ -76,7 +76,7 @@ public final class Stored<Value>: @unchecked Sendable {
     @inlinable
     public var wrappedValue: Value {
         get {
-            switch EvaluationThread.current.reader {
+            switch EvaluationThread.current(in: core.graph).reader {
             case .evaluation(let reader):
                 let (current, version) = versionedValue()
                 reader._withUnsafeGuaranteedRef { $0.record(core, version: version) }
@@ -167,7 +167,7 @@ public final class Stored<Value>: @unchecked Sendable {
     /// Sets the value in memory and, if it changed, spreads the change. Returns whether it changed.
     @inlinable @discardableResult
     func replace(with newValue: Value) -> Bool {
-        let thread = EvaluationThread.current
+        let thread = EvaluationThread.current(in: core.graph)
         var notifications = thread.takeNotifications()
         let changed = store(newValue, notifying: &notifications)
         notifications.deliver(on: thread)
