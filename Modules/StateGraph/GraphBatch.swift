@@ -93,15 +93,14 @@ struct DeferredSuiteWrite {
         var bySuite: [ObjectIdentifier: [DeferredSuiteWrite]] = [:]
         for write in writes { bySuite[ObjectIdentifier(write.entry), default: []].append(write) }
         for (_, group) in bySuite {
-            let ordered = group.sorted { $0.id < $1.id }
-            withLocks(ordered[...]) {
+            withSuiteWriteLocks(group.map { ($0.id, $0.withWriteLock) }) {
                 var values: [(write: DeferredSuiteWrite, value: PlistValue?)] = []
-                for write in ordered {
+                for write in group {
                     if case .some(let value) = write.encoded() { values.append((write, value)) }
                 }
                 guard !values.isEmpty else { return }
                 do {
-                    try ordered[0].entry.suite.updateAll { dictionary in
+                    try group[0].entry.suite.updateAll { dictionary in
                         for (write, value) in values { dictionary[write.key] = value }
                     }
                     for (write, value) in values { write.flushed(value, nil) }
@@ -110,10 +109,5 @@ struct DeferredSuiteWrite {
                 }
             }
         }
-    }
-
-    private static func withLocks(_ writes: ArraySlice<DeferredSuiteWrite>, _ body: () -> Void) {
-        guard let first = writes.first else { return body() }
-        first.withWriteLock { withLocks(writes.dropFirst(), body) }
     }
 }

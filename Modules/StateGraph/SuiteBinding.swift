@@ -205,6 +205,19 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     }
 }
 
+/// Runs `body` holding the write locks of several suite bindings (a batch's flush, a reload of a
+/// whole suite), each once, taken in one order (by identity), so two callers whose sets overlap cannot
+/// each hold a lock the other waits for.
+func withSuiteWriteLocks(_ locks: [(id: ObjectIdentifier, withLock: (() -> Void) -> Void)], _ body: () -> Void) {
+    var seen = Set<ObjectIdentifier>()
+    let ordered = locks.filter { seen.insert($0.id).inserted }.sorted { $0.id < $1.id }
+    func nest(_ rest: ArraySlice<(id: ObjectIdentifier, withLock: (() -> Void) -> Void)>) {
+        guard let first = rest.first else { return body() }
+        first.withLock { nest(rest.dropFirst()) }
+    }
+    nest(ordered[...])
+}
+
 /// Lets the binding see through `Optional` without knowing the wrapped type: `nil` removes the key.
 protocol OptionalGraphValue {
     var isNone: Bool { get }

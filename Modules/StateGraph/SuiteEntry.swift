@@ -68,21 +68,13 @@ final class SuiteEntry: @unchecked Sendable {
     /// key before a flush and the next after it, half a batch again; and a snapshot taken outside
     /// the locks could be older than what a node of this process has just written.
     private func keyChanged(_ key: String) {
-        var seen = Set<ObjectIdentifier>()
         let targets = lock.withLock { _ in listeners.values.flatMap { $0.compactMap(\.listener) } }
-            .filter { seen.insert($0.listenerLockID).inserted }
-            .sorted { $0.listenerLockID < $1.listenerLockID }
         withGraphBatch {
-            Self.withLocks(targets[...]) {
+            withSuiteWriteLocks(targets.map { ($0.listenerLockID, $0.withListenerLock) }) {
                 let snapshot = suite.dictionaryRepresentation()
                 for target in targets { target.suiteValueChanged(snapshot: snapshot) }
             }
         }
-    }
-
-    private static func withLocks(_ targets: ArraySlice<any SuiteListener>, _ body: () -> Void) {
-        guard let first = targets.first else { return body() }
-        first.withListenerLock { withLocks(targets.dropFirst(), body) }
     }
 
     // MARK: Registry
