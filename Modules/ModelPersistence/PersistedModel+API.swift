@@ -89,6 +89,17 @@ extension PersistedModel {
         try _$persistence.flush(_$persistedRoot)
     }
 
+    /// Writes every persisted property's current value to the file now, durably: DocumentData's explicit
+    /// save. Sets already write on their own, so this is only needed to rewrite the whole model (say,
+    /// after `delete()`, or to make a file hold every key of the current version). Inside `withBatch`
+    /// or `update`, the write happens at the end.
+    ///
+    /// Like a set, it does not throw: a failure is reported through `PersistenceErrors` and
+    /// `persistenceError`, and the values stay pending (`flush()` retries and throws).
+    public func save() {
+        _$persistence.saveAll(_$persistedRoot)
+    }
+
     /// The last error reported for this instance (also sent to `PersistenceErrors`), if any.
     public var persistenceError: PersistenceError? { _$persistence.lastError }
 }

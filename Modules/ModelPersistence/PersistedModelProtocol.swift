@@ -12,7 +12,10 @@ import PlistCodec
 /// another `Self`. A subclass of a persisted model is persisted as its superclass: it shares the file
 /// and the inherited properties, its own stored properties are not in the file, and `@PersistedModel`
 /// on a subclass is an error.
-public protocol PersistedModel: AnyObject, Observable {
+///
+/// Every model is `Encodable` with its file's keys (`PropertyListEncoder().encode(model)` gives the
+/// file's bytes) and `Migratable` (`migrate()` moves values from the keys of a `@Migration` enum).
+public protocol PersistedModel: AnyObject, Observable, Encodable, Migratable {
     /// The class `@PersistedModel` was attached to (generated): `Self`, or a subclass's persisted superclass.
     associatedtype _PersistedRoot: PersistedModel where _PersistedRoot._PersistedRoot == _PersistedRoot
     /// The document's name: the file is `<name>.storage.plist`.
@@ -30,7 +33,24 @@ public protocol PersistedModel: AnyObject, Observable {
     func withMutation<Member, T>(keyPath: KeyPath<_PersistedRoot, Member>, _ mutation: () throws -> T) rethrows -> T
 }
 
+/// DocumentData's name for `PersistedModel`.
+public typealias DocumentPersistedModel = PersistedModel
+
 extension PersistedModel {
+    /// Encodes the persisted properties under their keys, in declaration order (a `nil` optional is
+    /// left out). `@PersistedModel` generates a typed `encode(to:)` that takes precedence; this one
+    /// serves a model whose class cannot have it (one isolated to a global actor).
+    public func encode(to encoder: any Encoder) throws {
+        let root = _$persistedRoot
+        root._$persistence.willRead(root)
+        var container = encoder.container(keyedBy: PersistedCodingKey.self)
+        for field in _PersistedRoot._$persistedFields {
+            if let value = try field.encode(root) {
+                try container.encode(EncodablePlistValue(value), forKey: PersistedCodingKey(stringValue: field.key))
+            }
+        }
+    }
+
     /// Binary, the format `PropertyListEncoder` writes by default.
     public static var persistenceFormat: PersistenceFormat { .binary }
 }

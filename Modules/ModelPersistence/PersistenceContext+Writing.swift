@@ -86,7 +86,10 @@ extension PersistenceContext {
                     do {
                         let value = try field.encode(model)
                         // A renamed property moves to its current key.
-                        for old in field.previousKeys { document.removeValue(forKey: old) }
+                        // (Unless another property now uses that key: a swap of two names.)
+                        for old in field.previousKeys where !setup.fields.contains(where: { $0.key == old }) {
+                            document.removeValue(forKey: old)
+                        }
                         document[field.key] = value
                     } catch {
                         causes.append(.unencodableValue(key: field.key, message: "\(error)"))
@@ -174,6 +177,17 @@ extension PersistenceContext {
         }
         if more { try writeLocked(model, setup) }
         return result
+    }
+
+    /// Marks every property for writing and writes them now (at the end, inside a batch or `update`).
+    func saveAll(_ model: Model) {
+        willRead(model)
+        guard let setup else { return }
+        let writeNow = state.withLock { s in
+            for field in setup.fields { s.markDirty(field.key) }
+            return s.deferDepth == 0
+        }
+        if writeNow { writePending(model, reporting: true) }
     }
 
     /// Flushes pending sets now; throws what the write hit.

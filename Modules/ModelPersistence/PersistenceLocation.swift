@@ -1,5 +1,6 @@
 import Foundation
 import FileStorageKit
+import Synchronization
 
 /// Where persisted models keep their files: `<folder>/<document name>.storage.plist`.
 ///
@@ -27,9 +28,32 @@ public enum PersistenceLocation {
     /// `.memory(MemoryFolder())` for tests that need no disk.
     @TaskLocal public static var storage: StorageFolder?
 
-    /// The storage in effect here: `storage`, else `folder`, else the application-support folder.
+    /// The folder for every model in the process when no task-local binding applies, or `nil` for the
+    /// application-support folder. Set it once at launch, before any model is used (an instance keeps
+    /// the folder it found on first use):
+    ///
+    /// ```swift
+    /// // An app moving from DocumentData keeps reading its users' files:
+    /// PersistenceLocation.processFolder = PersistenceLocation.documentDataFolder
+    /// ```
+    public static var processFolder: URL? {
+        get { processWideFolder.withLock { $0 } }
+        set { processWideFolder.withLock { $0 = newValue } }
+    }
+
+    /// The folder DocumentData keeps its files in: `Library/Application Support` in the home directory
+    /// (on Apple platforms the app's container), with no subfolder for the app. On Linux this is
+    /// `$HOME/Library/Application Support`, where DocumentData built for Linux would write.
+    public static var documentDataFolder: URL {
+        URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+            .appendingPathComponent("Library", isDirectory: true)
+            .appendingPathComponent("Application Support", isDirectory: true)
+    }
+
+    /// The storage in effect here: `storage`, else `folder`, else `processFolder`, else the
+    /// application-support folder.
     public static var currentStorage: StorageFolder {
-        storage ?? folder.map { StorageFolder.folder($0) } ?? .applicationSupport
+        storage ?? (folder ?? processFolder).map { StorageFolder.folder($0) } ?? .applicationSupport
     }
 
     /// The default folder: application support for the program's name.
@@ -37,7 +61,7 @@ public enum PersistenceLocation {
         AppDirectories(appName: ProcessInfo.processInfo.processName).applicationSupport
     }
 
-    /// The folder in effect here: `folder` when bound, else `defaultFolder`.
+    /// The folder in effect here: `folder` when bound, else `processFolder`, else `defaultFolder`.
     public static var currentFolder: URL { currentStorage.url() }
 
     /// The file of the document `name` in the folder in effect here.
@@ -52,3 +76,6 @@ public enum PersistenceLocation {
         return (safe.isEmpty ? "Model" : safe) + ".storage.plist"
     }
 }
+
+/// `PersistenceLocation.processFolder`'s value.
+private let processWideFolder = Mutex<URL?>(nil)

@@ -37,14 +37,30 @@ extension PersistedModelMacro: MemberMacro {
         }
 
         let documentName = storageName(in: members, in: context) ?? typeName
-        let fields = members.filter(\.isPersistable).compactMap { member -> String? in
-            guard let name = member.singleIdentifier?.identifier.trimmed.text else { return nil }
-            let previous = member.previousKeys.map { "\"\($0)\"" }.joined(separator: ", ")
-            return "ModelPersistence.PersistedField(key: \"\(name)\", previousKeys: [\(previous)], storage: \\\(typeName)._\(name), observed: \\\(typeName).\(name))"
+        let persisted = members.filter(\.isPersistable)
+        let keys = ModelKeys(classDecl, persisted: persisted, typeName: typeName, diagnose: { context.diagnose($0) })
+        var coded: [(member: VariableDeclSyntax, name: String, key: String, previous: [String])] = []
+        for member in persisted {
+            guard let name = member.singleIdentifier?.identifier.trimmed.text else { continue }
+            coded.append((member, name, keys.key(for: name), keys.previousKeys(for: name, declared: member.previousKeys)))
+        }
+        let fields = coded.map { field in
+            let previous = field.previous.map { "\"\($0.literalEscaped)\"" }.joined(separator: ", ")
+            return "ModelPersistence.PersistedField(key: \"\(field.key.literalEscaped)\", previousKeys: [\(previous)], storage: \\\(typeName)._\(field.name), observed: \\\(typeName).\(field.name))"
         }
         let fieldList = fields.isEmpty ? "[]" : "[\n" + fields.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
         // Validated: no `/`, `..` or NUL; quotes and backslashes are escaped for the literal.
-        let escapedName = documentName.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }.map(String.init).joined()
+        let escapedName = documentName.literalEscaped
+        var coding: [DeclSyntax] = []
+        if ModelCoding.canEncode(classDecl) {
+            coding.append(ModelCoding.encodeMember(fields: coded.map { ($0.name, $0.key) }))
+        }
+        if ModelCoding.canDecode(classDecl) {
+            coding.append(ModelCoding.decodeMember(classDecl, fields: coded))
+            coding += ModelCoding.defaultMembers(typeName)
+            // `init(from:)` is a designated initializer: the class would lose the `init()` Swift gives it.
+            if ModelCoding.hasImplicitInitializer(classDecl) { coding.append("public init() {}") }
+        }
 
         return [
             "public typealias _PersistedRoot = \(raw: typeName)",
@@ -63,7 +79,7 @@ extension PersistedModelMacro: MemberMacro {
                 try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
             }
             """,
-        ]
+        ] + coding
     }
 
     /// Whether the class inherits its `PersistedModel` conformance from a persisted superclass.
@@ -131,9 +147,11 @@ extension PersistedModelMacro: MemberAttributeMacro {
         // Only where the member macro adds the plumbing the accessors use (diagnosed there otherwise).
         guard declaration.is(ClassDeclSyntax.self),
               !declaration.hasAttribute("Observable"),
-              let variable = member.as(VariableDeclSyntax.self), variable.isPersistable,
-              !variable.hasAttribute("_PersistedProperty") else { return [] }
-        return ["@_PersistedProperty"]
+              let variable = member.as(VariableDeclSyntax.self) else { return [] }
+        if variable.isPersistable, !variable.hasAttribute("_PersistedProperty") { return ["@_PersistedProperty"] }
+        // An ignored property stays observable, as in DocumentData (SwiftUI views bound to it update).
+        if variable.isObservedIgnored, !variable.hasAttribute("_PersistedObserved") { return ["@_PersistedObserved"] }
+        return []
     }
 }
 
@@ -141,11 +159,14 @@ extension PersistedModelMacro: ExtensionMacro {
     public static func expansion(of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
                                  providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
                                  in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
+        // Only conformances the macro always adds may be declared: a conformance it declares and does not
+        // add, on a class that has a subclass, crashes Swift 6.3's compiler. `Encodable` and `Migratable`
+        // come with `PersistedModel`; `Decodable` is the user's one line (see `ModelCoding`).
         guard declaration.is(ClassDeclSyntax.self), !declaration.hasAttribute("Observable") else { return [] }
-        let names = protocols.map { $0.trimmedDescription }
+        let names = protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" }
         var conformances: [String] = []
-        if names.contains(where: { $0.hasSuffix("PersistedModel") }) { conformances.append("ModelPersistence.PersistedModel") }
-        if names.contains(where: { $0.hasSuffix("Observable") }) { conformances.append("Observation.Observable") }
+        if names.contains("PersistedModel") { conformances.append("ModelPersistence.PersistedModel") }
+        if names.contains("Observable") { conformances.append("Observation.Observable") }
         guard !conformances.isEmpty else { return [] }
         return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}")]
     }

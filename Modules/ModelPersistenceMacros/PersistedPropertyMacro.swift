@@ -68,7 +68,7 @@ extension PersistedPropertyMacro: PeerMacro {
         let type = binding.typeAnnotation.map { ": \($0.type.trimmedDescription)" } ?? ""
         let initial = binding.initializer.map { " = \($0.value.trimmedDescription)" } ?? ""
         var peers: [DeclSyntax] = [
-            "@ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _\(raw: name)\(raw: type)\(raw: initial)",
+            "@ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _\(raw: name)\(raw: type)\(raw: initial)",
         ]
         if let className = cachingClassName(context) {
             peers.append("private static let _$keyPath_\(raw: name) = \\\(raw: className).\(raw: name)")

@@ -9,5 +9,7 @@ struct ModelPersistenceMacrosPlugin: CompilerPlugin {
         PersistedPropertyMacro.self,
         MarkerMacro.self,
         StorageNameMacro.self,
+        CodingKeyEnumMacro.self,
+        ObservedIgnoredMacro.self,
     ]
 }

@@ -29,9 +29,54 @@ extension VariableDeclSyntax {
 
     var isLet: Bool { bindingSpecifier.tokenKind == .keyword(.let) }
 
-    /// Ignored explicitly, or the `@StorageName` constant (which names the document and is never data,
-    /// even when misdeclared as an instance `var`: that is an error of its own).
-    var isIgnored: Bool { hasAttribute("PersistedIgnored") || hasAttribute("PersistedIgnore") || hasAttribute("StorageName") }
+    /// Ignored explicitly, the `@StorageName` constant (which names the document and is never data,
+    /// even when misdeclared as an instance `var`: that is an error of its own), or a backing property
+    /// the macros generated.
+    var isIgnored: Bool {
+        hasAttribute("PersistedIgnored") || hasAttribute("PersistedIgnore") || hasAttribute("StorageName")
+            || hasAttribute("_PersistedBacking")
+    }
+
+    /// An ignored stored `var` that `@PersistedModel` makes observable (as DocumentData does): marked
+    /// `@PersistedIgnored` by the user, one name, no accessors, no other attribute (a property wrapper
+    /// cannot take accessors), not static or lazy.
+    var isObservedIgnored: Bool {
+        guard !isLet, !isStatic, !isLazy, bindings.count == 1, bindings.first?.accessorBlock == nil,
+              let name = singleIdentifier?.identifier.text, !name.hasPrefix("_$") else { return false }
+        let markers: Set<String> = ["PersistedIgnored", "PersistedIgnore", "_PersistedObserved"]
+        let names = attributes.compactMap { element -> String? in
+            guard case .attribute(let attribute) = element else { return "?" }
+            return attribute.attributeName.trimmedDescription.split(separator: ".").last.map(String.init)
+        }
+        return (names.contains("PersistedIgnored") || names.contains("PersistedIgnore")) && names.allSatisfy(markers.contains)
+    }
+
+    /// Whether the (first) binding has an initial value.
+    var hasInitializer: Bool { bindings.first?.initializer != nil }
+
+    /// The declared type of the (first) binding, if written.
+    var declaredType: TypeSyntax? { bindings.first?.typeAnnotation?.type }
+
+    /// Whether the declared type is an optional (`T?`, `T!`, `Optional<T>`): a `var` of it starts as `nil`.
+    var isOptional: Bool {
+        guard let type = declaredType else { return false }
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        let name = type.trimmedDescription
+        return name.hasPrefix("Optional<") || name.hasPrefix("Swift.Optional<")
+    }
+
+    /// Whether the declared type is one whose `init()` makes an empty value (DocumentData gives a
+    /// decoded model's ignored properties `.init()`): strings, numbers, `Bool`, `Data`, arrays,
+    /// dictionaries and sets.
+    var startsEmpty: Bool {
+        guard let type = declaredType else { return false }
+        if type.is(ArrayTypeSyntax.self) || type.is(DictionaryTypeSyntax.self) { return true }
+        let name = type.trimmedDescription
+        let simple: Set<String> = ["String", "Substring", "Bool", "Int", "Int8", "Int16", "Int32", "Int64",
+                                   "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float", "Data"]
+        if simple.contains(name.hasPrefix("Swift.") ? String(name.dropFirst(6)) : name) { return true }
+        return ["Array<", "Dictionary<", "Set<"].contains { name.hasPrefix($0) }
+    }
 
     /// The single identifier this declaration binds, if it binds exactly one.
     var singleIdentifier: IdentifierPatternSyntax? {

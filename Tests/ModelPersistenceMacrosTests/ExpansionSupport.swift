@@ -12,6 +12,10 @@ let persistenceMacros: [String: MacroSpec] = [
     "PersistedIgnore": MacroSpec(type: MarkerMacro.self),
     "StorageName": MacroSpec(type: StorageNameMacro.self),
     "PreviousKeys": MacroSpec(type: MarkerMacro.self),
+    "_PersistedObserved": MacroSpec(type: ObservedIgnoredMacro.self),
+    "_PersistedBacking": MacroSpec(type: MarkerMacro.self),
+    "ModelCodingKey": MacroSpec(type: CodingKeyEnumMacro.self),
+    "Migration": MacroSpec(type: CodingKeyEnumMacro.self),
 ]
 
 /// The same macros where the class already conforms to `PersistedModel` and `Observable`, as a subclass
@@ -33,7 +37,9 @@ func expectExpansion(_ source: String, expandedSource: String, diagnostics: [Dia
 }
 
 /// The members `@PersistedModel` adds to `type`, as it prints them (indented one level), for expected sources.
-func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []) -> String {
+///
+/// `coding` are the `Codable` members that follow (see `encoding` and `decoding`).
+func plumbing(_ type: String, documentName: String? = nil, fields: [String] = [], coding: [String] = []) -> String {
     let fieldList = fields.isEmpty ? "[]" : "[\n" + fields.map { "            " + $0 }.joined(separator: ",\n") + "\n        ]"
     let fieldsBody = "\n        \(fieldList)\n    "
     return """
@@ -58,7 +64,7 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
         public nonisolated func withMutation<Member, T>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> T) rethrows -> T {
             try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
         }
-    """
+    """ + coding.map { "\n\n" + $0 }.joined()
 }
 
 /// The accessors `@_PersistedProperty` gives the property `name`, indented for a member of a class.
@@ -92,4 +98,87 @@ func conformances(_ type: String) -> String {
     extension \(type): ModelPersistence.PersistedModel, Observation.Observable {
     }
     """
+}
+
+/// The `encode(to:)` `@PersistedModel` writes, for `(property, key)` pairs in declaration order.
+func encoding(_ fields: [(String, String)]) -> String {
+    if fields.isEmpty {
+        return """
+            public func encode(to encoder: any Encoder) throws {
+                _ = encoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)
+            }
+        """
+    }
+    let lines = fields.map { "        try container._encodePersisted(self.\($0.0), forKey: \"\($0.1)\")" }.joined(separator: "\n")
+    return """
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)
+    \(lines)
+        }
+    """
+}
+
+/// The `init(from:)`, `default` and `loadDefault()` `@PersistedModel` writes for a final class `type`,
+/// with the body's lines after the container, and the `init()` Swift would have given the class.
+func decoding(_ type: String, _ lines: [String], implicitInit: Bool = false) -> [String] {
+    let container = lines.isEmpty
+        ? "        _ = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
+        : "        let container = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
+    let body = ([container] + lines.map { "        " + $0 }).joined(separator: "\n")
+    var members = [
+        """
+            public required init(from decoder: any Decoder) throws {
+        \(body)
+            }
+        """,
+        """
+            public static var `default`: \(type) {
+                ModelPersistence.PersistedModelDefault.instance(of: \(type).self) {
+                    try \(type)(from: $0)
+                }
+            }
+        """,
+        """
+            public static func loadDefault() throws(ModelPersistence.PersistenceError) -> \(type) {
+                try ModelPersistence.PersistedModelDefault.load(\(type).self) {
+                    try \(type)(from: $0)
+                }
+            }
+        """,
+    ]
+    if implicitInit {
+        members.append("""
+            public init() {
+            }
+        """)
+    }
+    return members
+}
+
+/// An ignored `var` as `@PersistedModel` leaves it: observable, over a backing `_name`.
+func observedIgnored(_ name: String, _ declaration: String, backing: String) -> String {
+    """
+        \(declaration) {
+            @storageRestrictions(initializes: _\(name))
+            init(initialValue) {
+                _\(name) = initialValue
+            }
+            get {
+                access(keyPath: \\.\(name))
+                return _\(name)
+            }
+            set {
+                withMutation(keyPath: \\.\(name)) {
+                    _\(name) = newValue
+                }
+            }
+        }
+
+        @ModelPersistence._PersistedBacking private var _\(name)\(backing)
+    """
+}
+
+/// The `Codable` members of a final class with no persisted property and an `init()` of Swift's.
+func emptyFinalCoding(_ type: String) -> [String] {
+    [encoding([])] + decoding(type, [], implicitInit: true)
 }

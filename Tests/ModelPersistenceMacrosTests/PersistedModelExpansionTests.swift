@@ -35,7 +35,7 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _string: String
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _string: String
 
                 private static let _$keyPath_string = \\SomeModel.string
                 var bool: Bool {
@@ -57,10 +57,10 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _bool: Bool
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _bool: Bool
 
                 private static let _$keyPath_bool = \\SomeModel.bool
-                var bool2: Bool
+            \(observedIgnored("bool2", "var bool2: Bool", backing: ": Bool"))
 
                 public typealias _PersistedRoot = SomeModel
 
@@ -87,6 +87,31 @@ import Testing
 
                 public nonisolated func withMutation<Member, T>(keyPath: KeyPath<SomeModel, Member>, _ mutation: () throws -> T) rethrows -> T {
                     try _$observationRegistrar.withMutation(of: self, keyPath: keyPath, mutation)
+                }
+
+                public func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)
+                    try container._encodePersisted(self.string, forKey: "string")
+                    try container._encodePersisted(self.bool, forKey: "bool")
+                }
+
+                public required init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)
+                    self._string = try container._decodeRequiredPersisted(String.self, key: "string", previousKeys: [])
+                    self._bool = try container._decodeRequiredPersisted(Bool.self, key: "bool", previousKeys: [])
+                    self.bool2 = .init()
+                }
+
+                public static var `default`: SomeModel {
+                    ModelPersistence.PersistedModelDefault.instance(of: SomeModel.self) {
+                        try SomeModel(from: $0)
+                    }
+                }
+
+                public static func loadDefault() throws(ModelPersistence.PersistenceError) -> SomeModel {
+                    try ModelPersistence.PersistedModelDefault.load(SomeModel.self) {
+                        try SomeModel(from: $0)
+                    }
                 }
             }
 
@@ -128,13 +153,15 @@ import Testing
                     }
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _userName: String = ""
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _userName: String = ""
 
                 private static let _$keyPath_userName = \\Profile.userName
 
             \(plumbing("Profile", documentName: "UserProfile", fields: [
                 #"ModelPersistence.PersistedField(key: "userName", previousKeys: ["name"], storage: \Profile._userName, observed: \Profile.userName)"#,
-            ]))
+            ], coding: [encoding([("userName", "userName")])] + decoding("Profile", [
+                #"try container._decodePersisted(into: &self._userName, key: "userName", previousKeys: ["name"])"#,
+            ], implicitInit: true)))
             }
 
             \(conformances("Profile"))
@@ -175,9 +202,9 @@ import Testing
             """,
             expandedSource: """
             class Settings {
-                var scratch: Int = 0
+            \(observedIgnored("scratch", "var scratch: Int", backing: ": Int = 0"))
 
-            \(plumbing("Settings"))
+            \(plumbing("Settings", coding: [encoding([])]))
             }
 
             \(conformances("Settings"))
@@ -209,17 +236,17 @@ import Testing
             \(accessors("string"))
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _string: String
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _string: String
 
                 private static let _$keyPath_string = \\SomeModel.string
                 var bool: Bool {
             \(accessors("bool"))
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _bool: Bool
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _bool: Bool
 
                 private static let _$keyPath_bool = \\SomeModel.bool
-                var bool2: Bool
+            \(observedIgnored("bool2", "var bool2: Bool", backing: ": Bool"))
 
                 init(string: String, bool: Bool, bool2: Bool) {
                     self.string = string
@@ -230,7 +257,7 @@ import Testing
             \(plumbing("SomeModel", fields: [
                 #"ModelPersistence.PersistedField(key: "string", previousKeys: [], storage: \SomeModel._string, observed: \SomeModel.string)"#,
                 #"ModelPersistence.PersistedField(key: "bool", previousKeys: [], storage: \SomeModel._bool, observed: \SomeModel.bool)"#,
-            ]))
+            ], coding: [encoding([("string", "string"), ("bool", "bool")])]))
             }
 
             \(conformances("SomeModel"))
@@ -253,13 +280,13 @@ import Testing
             \(accessors("volume"))
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _volume: Int = 5
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _volume: Int = 5
 
                 private static let _$keyPath_volume = \\Settings.volume
 
             \(plumbing("Settings", fields: [
                 #"ModelPersistence.PersistedField(key: "volume", previousKeys: [], storage: \Settings._volume, observed: \Settings.volume)"#,
-            ]))
+            ], coding: [encoding([("volume", "volume")])]))
             }
 
             \(conformances("Settings"))
@@ -282,7 +309,7 @@ import Testing
             \(accessors("volume", cached: false))
                 }
 
-                @ModelPersistence.PersistedIgnored @exclusivity(unchecked) private var _volume: Int = 5
+                @ModelPersistence._PersistedBacking @exclusivity(unchecked) private var _volume: Int = 5
             }
             """)
     }
@@ -301,7 +328,7 @@ import Testing
             """,
             expandedSource: """
             class Child: SomeModel {
-                var extra: Int = 0
+            \(observedIgnored("extra", "var extra: Int", backing: ": Int = 0"))
             }
             """,
             diagnostics: [DiagnosticSpec(message: "@PersistedModel cannot be applied to a subclass of a persisted model: the subclass already keeps the properties it inherits in its superclass's file, and its own stored properties would not be persisted; remove @PersistedModel, or declare the properties in the persisted class", line: 1, column: 1, fixIts: [FixItSpec(message: "remove @PersistedModel")])],
@@ -342,7 +369,7 @@ import Testing
             final class Settings {
                 static let storageName = \(literal)
 
-            \(plumbing("Settings"))
+            \(plumbing("Settings", coding: emptyFinalCoding("Settings")))
             }
 
             \(conformances("Settings"))
@@ -362,7 +389,7 @@ import Testing
             final class Settings {
                 static let storageName = "A\\(1)"
 
-            \(plumbing("Settings"))
+            \(plumbing("Settings", coding: emptyFinalCoding("Settings")))
             }
 
             \(conformances("Settings"))
@@ -382,7 +409,7 @@ import Testing
             final class Settings {
                 let id: Int = 1
 
-            \(plumbing("Settings"))
+            \(plumbing("Settings", coding: emptyFinalCoding("Settings")))
             }
 
             \(conformances("Settings"))
@@ -409,7 +436,7 @@ import Testing
                     didSet { print(c) }
                 }
 
-            \(plumbing("Settings"))
+            \(plumbing("Settings", coding: emptyFinalCoding("Settings")))
             }
 
             \(conformances("Settings"))

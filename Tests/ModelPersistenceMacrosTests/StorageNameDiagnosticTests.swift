@@ -19,7 +19,7 @@ import Testing
             final class Store {
                 var storeName = "Default"
 
-            \(plumbing("Store"))
+            \(plumbing("Store", coding: emptyFinalCoding("Store")))
             }
 
             \(conformances("Store"))
@@ -45,7 +45,7 @@ import Testing
             final class Store {
                 let storeName = "Default"
 
-            \(plumbing("Store"))
+            \(plumbing("Store", coding: emptyFinalCoding("Store")))
             }
 
             \(conformances("Store"))
@@ -71,7 +71,7 @@ import Testing
             final class Store {
                 private static var storeName = "Default"
 
-            \(plumbing("Store"))
+            \(plumbing("Store", coding: emptyFinalCoding("Store")))
             }
 
             \(conformances("Store"))
@@ -98,7 +98,7 @@ import Testing
             final class Store {
                 static let storeName = "Default"
 
-            \(plumbing("Store", documentName: "Default"))
+            \(plumbing("Store", documentName: "Default", coding: emptyFinalCoding("Store")))
             }
 
             \(conformances("Store"))
