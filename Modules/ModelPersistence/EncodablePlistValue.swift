@@ -16,7 +16,10 @@ struct EncodablePlistValue: Encodable {
             try container.encode(string)
         case .integer(let integer):
             var container = encoder.singleValueContainer()
-            if let signed = Int64(exactly: integer.value) {
+            // A wide integer is what an unsigned 64-bit property encodes to.
+            if integer.isWide, let unsigned = UInt64(exactly: integer.value) {
+                try container.encode(unsigned)
+            } else if let signed = Int64(exactly: integer.value) {
                 try container.encode(signed)
             } else if let unsigned = UInt64(exactly: integer.value) {
                 try container.encode(unsigned)

@@ -35,9 +35,11 @@
 public macro PersistedModel() = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedModelMacro")
 
 /// Added by `@PersistedModel` to each persisted property: routes its getter and setter through the store.
+/// The argument, when present, is the property's key in the file (from `@ModelCodingKey`); without one
+/// the key is the property's name.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_), prefixed(`_$keyPath_`))
-public macro _PersistedProperty() = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(_ key: String...) = #externalMacro(module: "ModelPersistenceMacros", type: "PersistedPropertyMacro")
 
 /// Excludes a property of a `@PersistedModel` class from the file. The property stays observable (as in
 /// DocumentData): a stored `var` with no other attribute gets accessors that report reads and changes,

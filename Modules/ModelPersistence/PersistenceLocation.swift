@@ -45,7 +45,13 @@ public enum PersistenceLocation {
     /// (on Apple platforms the app's container), with no subfolder for the app. On Linux this is
     /// `$HOME/Library/Application Support`, where DocumentData built for Linux would write.
     public static var documentDataFolder: URL {
-        URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+        #if os(Linux)
+        // Foundation's `NSHomeDirectory()` on Linux reads the password database, not `HOME`.
+        let home = ProcessInfo.processInfo.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        #else
+        let home = NSHomeDirectory()
+        #endif
+        return URL(fileURLWithPath: home, isDirectory: true)
             .appendingPathComponent("Library", isDirectory: true)
             .appendingPathComponent("Application Support", isDirectory: true)
     }

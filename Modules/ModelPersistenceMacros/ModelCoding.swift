@@ -11,11 +11,14 @@ enum ModelCoding {
         !declares(classDecl, function: "encode", firstLabel: "to") && !isActorIsolated(classDecl)
     }
 
-    /// `init(from:)` is generated for a `final` class (a required initializer would bind every subclass)
-    /// that does not write its own, is not isolated to a global actor, and whose other stored properties
-    /// can all start without the file: an initial value, an optional `var`, or a type that starts empty.
+    /// `init(from:)` is generated for a class that does not write its own, is not isolated to a global
+    /// actor, and whose other stored properties can all start without the file (an initial value, an
+    /// optional `var`, or a type that starts empty), when the class is `final`, or has no initializer
+    /// at all otherwise (DocumentData's README declares its model so: `init(from:)` is then the only
+    /// way to make one). A required initializer in any other class would bind every subclass to write it.
     static func canDecode(_ classDecl: ClassDeclSyntax) -> Bool {
-        guard classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
+        let isFinal = classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) })
+        guard isFinal || (!declaresDesignatedInitializer(classDecl) && !hasImplicitInitializer(classDecl)),
               !declares(classDecl, initializerLabel: "from"), !isActorIsolated(classDecl) else { return false }
         return classDecl.memberBlock.members.allSatisfy { member in
             guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isStatic,
@@ -91,6 +94,14 @@ enum ModelCoding {
             }
             """,
         ]
+    }
+
+    /// Whether the class declares a designated (not `convenience`) initializer.
+    static func declaresDesignatedInitializer(_ classDecl: ClassDeclSyntax) -> Bool {
+        classDecl.memberBlock.members.contains { member in
+            guard let initializer = member.decl.as(InitializerDeclSyntax.self) else { return false }
+            return !initializer.modifiers.contains { $0.name.tokenKind == .keyword(.convenience) }
+        }
     }
 
     /// Whether Swift gives the class an `init()`: it declares no designated (not `convenience`)

@@ -148,7 +148,13 @@ extension PersistedModelMacro: MemberAttributeMacro {
         guard declaration.is(ClassDeclSyntax.self),
               !declaration.hasAttribute("Observable"),
               let variable = member.as(VariableDeclSyntax.self) else { return [] }
-        if variable.isPersistable, !variable.hasAttribute("_PersistedProperty") { return ["@_PersistedProperty"] }
+        if variable.isPersistable, !variable.hasAttribute("_PersistedProperty"),
+           let name = variable.singleIdentifier?.identifier.trimmed.text, let classDecl = declaration.as(ClassDeclSyntax.self) {
+            // A `@ModelCodingKey` key goes to the setter, which names what it changed by the file's key.
+            let persisted = classDecl.memberBlock.members.compactMap { $0.decl.as(VariableDeclSyntax.self) }.filter(\.isPersistable)
+            let key = ModelKeys(classDecl, persisted: persisted, typeName: classDecl.name.trimmed.text).key(for: name)
+            return key == name ? ["@_PersistedProperty"] : ["@_PersistedProperty(\"\(raw: key.literalEscaped)\")"]
+        }
         // An ignored property stays observable, as in DocumentData (SwiftUI views bound to it update).
         if variable.isObservedIgnored, !variable.hasAttribute("_PersistedObserved") { return ["@_PersistedObserved"] }
         return []

@@ -32,6 +32,13 @@ extension PersistedPropertyMacro: AccessorMacro {
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
         guard let variable = declaration.as(VariableDeclSyntax.self),
               let name = variable.singleIdentifier?.identifier.trimmed.text else { return [] }
+        // The file's key: the attribute's argument (a `@ModelCodingKey` raw value), else the name.
+        var key = name
+        if case .argumentList(let arguments)? = node.arguments,
+           let literal = arguments.first?.expression.as(StringLiteralExprSyntax.self),
+           let value = literal.representedLiteralValue {
+            key = value
+        }
         return [
             """
             @storageRestrictions(initializes: _\(raw: name))
@@ -52,7 +59,7 @@ extension PersistedPropertyMacro: AccessorMacro {
                 withMutation(keyPath: \\.\(raw: name)) {
                     _\(raw: name) = newValue
                 }
-                _$persistence.didWrite(self, key: "\(raw: name)")
+                _$persistence.didWrite(self, key: "\(raw: key.literalEscaped)")
             }
             """,
         ]

@@ -69,7 +69,8 @@ func plumbing(_ type: String, documentName: String? = nil, fields: [String] = []
 
 /// The accessors `@_PersistedProperty` gives the property `name`, indented for a member of a class.
 /// In a non-generic class the getter hands the registrar the cached key path (`cached`).
-func accessors(_ name: String, cached: Bool = true) -> String {
+/// `key` is the file's key the setter reports, when it is not the name (`@ModelCodingKey`).
+func accessors(_ name: String, cached: Bool = true, key: String? = nil) -> String {
     let keyPath = cached ? "Self._$keyPath_\(name)" : "\\.\(name)"
     return
     """
@@ -87,7 +88,7 @@ func accessors(_ name: String, cached: Bool = true) -> String {
                 withMutation(keyPath: \\.\(name)) {
                     _\(name) = newValue
                 }
-                _$persistence.didWrite(self, key: "\(name)")
+                _$persistence.didWrite(self, key: "\(key ?? name)")
             }
     """
 }

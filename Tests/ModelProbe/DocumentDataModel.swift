@@ -30,8 +30,15 @@ func originalExample() -> SomeModel {
 ///     some-model-show FOLDER              prints "url PATH", "string S", "bool B", "bool2 B"
 ///     some-model-set FOLDER STRING BOOL   sets `string` and `bool` (two durable sets); prints "ok"
 ///
-/// FOLDER `-` binds no folder: the model uses its default one, application support.
+/// FOLDER `-` binds no folder: the model uses its default one, application support. The same commands
+/// spelled `some-model-dd-show` and `some-model-dd-set` first set `PersistenceLocation.processFolder` to
+/// DocumentData's folder, as an app moving from DocumentData does at launch.
 func runSomeModelCommand(_ command: String, folder: String, _ arguments: [String]) -> Int32 {
+    var command = command
+    if command.hasPrefix("some-model-dd-") {
+        PersistenceLocation.processFolder = PersistenceLocation.documentDataFolder
+        command = "some-model-" + command.dropFirst("some-model-dd-".count)
+    }
     let location = folder == "-" ? nil : URL(fileURLWithPath: folder, isDirectory: true)
     let model = PersistenceLocation.$folder.withValue(location) { () -> SomeModel in
         let model = originalExample()

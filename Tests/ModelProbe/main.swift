@@ -11,6 +11,7 @@
 //     show FOLDER                         prints "count N", "a VALUE", "b VALUE"
 //     some-model-show FOLDER              DocumentData's SomeModel instead (DocumentDataModel.swift):
 //     some-model-set FOLDER STRING BOOL   prints its values, or sets two of them; FOLDER `-` is the default
+//     some-model-dd-show, some-model-dd-set   the same in DocumentData's folder (`processFolder`)
 //     wait-for FOLDER FIELD VALUE SECONDS prints "ready FIELD=<value>" after its first read, then polls
 //                                         the getter until FIELD reads VALUE: prints
 //                                         "seen FIELD=VALUE after <ms> ms", or exits 3 at the timeout
