@@ -87,6 +87,8 @@ let package = Package(
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("ModelPersistenceTests", dependencies: ["ModelPersistence", "FileStorageKit", "PlistCodec", "TestSupport"]),
+        // DocumentData's documented examples (README, DocC, its tests' models), compiled as published.
+        tests("DocumentDataExamplesTests", dependencies: ["ModelPersistence", "PlistCodec", "TestSupport"]),
         tests("ModelPersistenceMacrosTests", dependencies: [
             "ModelPersistenceMacros",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),

@@ -16,6 +16,8 @@ import Synchronization
 ///   `update`'s body throws `FileStorageError.nestedUpdate`: the outer write would overwrite it.
 /// - **Corrupt files** (`CorruptFilePolicy`): reported as `.corrupt` and never overwritten, or moved
 ///   aside (`DurableFile.moveAside`) and reported to `onCorruptFile`, the store going on from empty.
+///   An empty file is not corrupt: it reads as no content (another program creating the file in place
+///   is seen empty first, and moving it aside would take that program's bytes with it).
 /// - **Stale temporary files** from killed writers are removed by the writes (`DurableFile`).
 /// - **Change deliveries** (`onChange(_:)`), pushed from the inotify thread through FileStorageKit's
 ///   change thread: another process's write reaches a store even while the cooperative pool is blocked.
@@ -383,6 +385,10 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// Decodes `bytes` and caches them; a corrupt file is moved aside (policy permitting), taking the
     /// lock unless the caller holds it (`locked`), and the content is then empty.
     private func decodeRemembering(_ bytes: Data, _ seen: Seen, locked: Bool) throws(FileStorageError) -> Content {
+        // An empty file holds nothing to lose, and is most often one another program has just created
+        // and is still writing in place (its `IN_CREATE` comes before its bytes): it reads as no
+        // content and is not moved aside, which would take the other writer's bytes with it.
+        if bytes.isEmpty { return remember(seen, bytes: bytes, content: coding.empty()) }
         do {
             return remember(seen, bytes: bytes, content: try decode(bytes))
         } catch {

@@ -13,13 +13,11 @@ enum ModelCoding {
 
     /// `init(from:)` is generated for a class that does not write its own, is not isolated to a global
     /// actor, and whose other stored properties can all start without the file (an initial value, an
-    /// optional `var`, or a type that starts empty), when the class is `final`, or has no initializer
-    /// at all otherwise (DocumentData's README declares its model so: `init(from:)` is then the only
-    /// way to make one). A required initializer in any other class would bind every subclass to write it.
+    /// optional `var`, or a type that starts empty). In a `final` class it is `required` (so
+    /// `extension Model: Decodable {}` is all a user writes); in any other class it is a plain
+    /// designated initializer, which binds no subclass to write it.
     static func canDecode(_ classDecl: ClassDeclSyntax) -> Bool {
-        let isFinal = classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) })
-        guard isFinal || (!declaresDesignatedInitializer(classDecl) && !hasImplicitInitializer(classDecl)),
-              !declares(classDecl, initializerLabel: "from"), !isActorIsolated(classDecl) else { return false }
+        guard !declares(classDecl, initializerLabel: "from"), !isActorIsolated(classDecl) else { return false }
         return classDecl.memberBlock.members.allSatisfy { member in
             guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isStatic,
                   !variable.isPersistable, variable.isStored else { return true }
@@ -73,8 +71,9 @@ enum ModelCoding {
             ? "    _ = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
             : "    let container = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
         let body = ([container] + required + empty + optional).joined(separator: "\n")
+        let isFinal = classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) })
         return """
-        public required init(from decoder: any Decoder) throws {
+        public \(raw: isFinal ? "required " : "")init(from decoder: any Decoder) throws {
         \(raw: body)
         }
         """

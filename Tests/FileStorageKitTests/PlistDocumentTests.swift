@@ -138,6 +138,48 @@ import TestSupport
         #expect(fixture.names().filter { $0.hasPrefix("count.plist") }.count == 2)
     }
 
+    /// Another program creating the file in place (`Data.write(to:)` without `.atomic`, DocumentData's
+    /// way) is seen empty between its `open` and its `write`: that is not a corrupt file, and moving it
+    /// aside would take the program's bytes with it.
+    @Test(arguments: Place.allCases) func anEmptyFileIsNotCorrupt(_ place: Place) throws {
+        let fixture = try Fixture(place)
+        let reports = Mutex<Int>(0)
+        let document = fixture.counter(policy: .moveAside(label: "corrupt")) { _, _ in reports.withLock { $0 += 1 } }
+        try fixture.setBytes(Data(), "count.plist")
+        #expect(try document.read() == 0)
+        #expect(try document.readFresh() == 0)
+        try fixture.setBytes(try PlistEncoder().encode(["count": 5]), "count.plist")   // the writer's bytes
+        #expect(try document.readFresh() == 5)
+        #expect(reports.withLock { $0 } == 0)
+        #expect(fixture.names().filter { $0.hasPrefix("count.plist") } == ["count.plist"])
+    }
+
+    #if os(Linux)
+    /// The same race for real: a subscribed document hears the file's creation (`IN_CREATE`) while the
+    /// writer still holds it empty, and reads it then.
+    @Test func aFileBeingCreatedInPlaceIsNotMovedAside() async throws {
+        let fixture = try Fixture(.disk)
+        let document = fixture.counter(policy: .moveAside(label: "corrupt"))
+        let heard = Mutex<Int>(0)
+        let subscription = document.onChange {
+            heard.withLock { $0 += 1 }
+            _ = try? document.read()          // what a store's listener does
+        }
+        defer { subscription.cancel() }
+        _ = try document.read()
+        let url = fixture.temp!.file("count.plist")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))   // open(O_CREAT): empty
+        let deadline = ContinuousClock.now + .seconds(30)
+        while heard.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(heard.withLock { $0 } > 0, "the creation was not heard")
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: try PlistEncoder().encode(["count": 9]))
+        try handle.close()
+        #expect(try document.readFresh() == 9)
+        #expect(fixture.names().filter { $0.hasPrefix("count.plist") } == ["count.plist"])
+    }
+    #endif
+
     @Test(arguments: Place.allCases) func concurrentUpdatesFromTasksAllCount(_ place: Place) async throws {
         let fixture = try Fixture(place)
         let tasks = 8, each = 25

@@ -121,14 +121,15 @@ func encoding(_ fields: [(String, String)]) -> String {
 
 /// The `init(from:)`, `default` and `loadDefault()` `@PersistedModel` writes for a final class `type`,
 /// with the body's lines after the container, and the `init()` Swift would have given the class.
-func decoding(_ type: String, _ lines: [String], implicitInit: Bool = false) -> [String] {
+/// (`required` in a final class only.)
+func decoding(_ type: String, _ lines: [String], implicitInit: Bool = false, isFinal: Bool = true) -> [String] {
     let container = lines.isEmpty
         ? "        _ = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
         : "        let container = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
     let body = ([container] + lines.map { "        " + $0 }).joined(separator: "\n")
     var members = [
         """
-            public required init(from decoder: any Decoder) throws {
+            public \(isFinal ? "required " : "")init(from decoder: any Decoder) throws {
         \(body)
             }
         """,

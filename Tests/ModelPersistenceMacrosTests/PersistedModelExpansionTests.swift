@@ -204,7 +204,7 @@ import Testing
             class Settings {
             \(observedIgnored("scratch", "var scratch: Int", backing: ": Int = 0"))
 
-            \(plumbing("Settings", coding: [encoding([])]))
+            \(plumbing("Settings", coding: [encoding([])] + decoding("Settings", [], implicitInit: true, isFinal: false)))
             }
 
             \(conformances("Settings"))
@@ -257,7 +257,11 @@ import Testing
             \(plumbing("SomeModel", fields: [
                 #"ModelPersistence.PersistedField(key: "string", previousKeys: [], storage: \SomeModel._string, observed: \SomeModel.string)"#,
                 #"ModelPersistence.PersistedField(key: "bool", previousKeys: [], storage: \SomeModel._bool, observed: \SomeModel.bool)"#,
-            ], coding: [encoding([("string", "string"), ("bool", "bool")])]))
+            ], coding: [encoding([("string", "string"), ("bool", "bool")])] + decoding("SomeModel", [
+                #"self._string = try container._decodeRequiredPersisted(String.self, key: "string", previousKeys: [])"#,
+                #"self._bool = try container._decodeRequiredPersisted(Bool.self, key: "bool", previousKeys: [])"#,
+                "self.bool2 = .init()",
+            ], isFinal: false)))
             }
 
             \(conformances("SomeModel"))
@@ -286,7 +290,9 @@ import Testing
 
             \(plumbing("Settings", fields: [
                 #"ModelPersistence.PersistedField(key: "volume", previousKeys: [], storage: \Settings._volume, observed: \Settings.volume)"#,
-            ], coding: [encoding([("volume", "volume")])]))
+            ], coding: [encoding([("volume", "volume")])] + decoding("Settings", [
+                #"try container._decodePersisted(into: &self._volume, key: "volume", previousKeys: [])"#,
+            ], implicitInit: true, isFinal: false)))
             }
 
             \(conformances("Settings"))
