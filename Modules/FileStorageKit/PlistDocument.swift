@@ -16,8 +16,8 @@ import Synchronization
 ///   `update`'s body throws `FileStorageError.nestedUpdate`: the outer write would overwrite it.
 /// - **Corrupt files** (`CorruptFilePolicy`): reported as `.corrupt` and never overwritten, or moved
 ///   aside (`DurableFile.moveAside`) and reported to `onCorruptFile`, the store going on from empty.
-///   An empty file is not corrupt: it reads as no content (another program creating the file in place
-///   is seen empty first, and moving it aside would take that program's bytes with it).
+///   Under `.moveAside` an empty file reads as no content and stays (another program creating the
+///   file in place is seen empty first, and moving it aside would take that program's bytes with it).
 /// - **Stale temporary files** from killed writers are removed by the writes (`DurableFile`).
 /// - **Change deliveries** (`onChange(_:)`), pushed from the inotify thread through FileStorageKit's
 ///   change thread: another process's write reaches a store even while the cooperative pool is blocked.
@@ -386,9 +386,10 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// lock unless the caller holds it (`locked`), and the content is then empty.
     private func decodeRemembering(_ bytes: Data, _ seen: Seen, locked: Bool) throws(FileStorageError) -> Content {
         // An empty file holds nothing to lose, and is most often one another program has just created
-        // and is still writing in place (its `IN_CREATE` comes before its bytes): it reads as no
-        // content and is not moved aside, which would take the other writer's bytes with it.
-        if bytes.isEmpty { return remember(seen, bytes: bytes, content: coding.empty()) }
+        // and is still writing in place (its `IN_CREATE` comes before its bytes). Moving it aside would
+        // take that writer's bytes with it: under `.moveAside` it reads as no content instead. (Under
+        // `.report` it is reported as corrupt and never written over, which loses nothing either.)
+        if bytes.isEmpty, case .moveAside = corruptFilePolicy { return remember(seen, bytes: bytes, content: coding.empty()) }
         do {
             return remember(seen, bytes: bytes, content: try decode(bytes))
         } catch {

@@ -139,9 +139,10 @@ import TestSupport
     }
 
     /// Another program creating the file in place (`Data.write(to:)` without `.atomic`, DocumentData's
-    /// way) is seen empty between its `open` and its `write`: that is not a corrupt file, and moving it
-    /// aside would take the program's bytes with it.
-    @Test(arguments: Place.allCases) func anEmptyFileIsNotCorrupt(_ place: Place) throws {
+    /// way) is seen empty between its `open` and its `write`: under `.moveAside` that is not a corrupt
+    /// file, since moving it aside would take the program's bytes with it (`.report` reports it and
+    /// writes nothing over it, as CollectionStore's `FaultTests` check).
+    @Test(arguments: Place.allCases) func anEmptyFileIsNotMovedAside(_ place: Place) throws {
         let fixture = try Fixture(place)
         let reports = Mutex<Int>(0)
         let document = fixture.counter(policy: .moveAside(label: "corrupt")) { _, _ in reports.withLock { $0 += 1 } }
