@@ -51,8 +51,11 @@ public protocol StorageType: AnyObject {
     /// changed property, a delete. NSManagedObjectContext's `hasChanges`.
     ///
     /// A fetch in the writer writes pending changes into the transaction so the query sees them, but
-    /// does not count as a save: `hasChanges` stays `true` until you save. Always `false` on
-    /// `viewStorage` (it refuses mutations) and on the storage of an operation that has ended.
+    /// does not count as a save: `hasChanges` stays `true` until you save. Deleting an object inserted
+    /// since the last save leaves no change, unless something wrote the insert meanwhile (a fetch, or
+    /// the delete rules of an entity with to-many relationships, which read its members): then both
+    /// statements ran, and it counts. Always `false` on `viewStorage` (it refuses mutations) and on
+    /// the storage of an operation that has ended.
     var hasChanges: Bool { get }
 
     /// Writes pending changes into the operation's transaction, and throws the first error recorded
