@@ -16,7 +16,7 @@ import Synchronization
 /// manager goes away.
 final class CommitWatcher: @unchecked Sendable {
     private let path: String
-    private let writer: DatabasePool
+    private let writer: any DatabaseWriter
     private let interval: Duration
     private let publish: @Sendable (StorageChanges) -> Void
     private let queue = DispatchQueue(label: "ManagedStorage.commit-watcher")
@@ -29,7 +29,7 @@ final class CommitWatcher: @unchecked Sendable {
 
     /// Reads the writer's data version now, so every commit by others from here on is reported (call
     /// it where no operation can be running, as the manager's initializer does).
-    init(path: String, writer: DatabasePool, interval: Duration, publish: @escaping @Sendable (StorageChanges) -> Void) {
+    init(path: String, writer: any DatabaseWriter, interval: Duration, publish: @escaping @Sendable (StorageChanges) -> Void) {
         self.path = path
         self.writer = writer
         self.interval = interval

@@ -71,7 +71,7 @@ private final class SnapshotProducer<Entity: StorageEntity>: @unchecked Sendable
 
     init(schema: EntitySchema, query: CompiledQuery, manager: SQLiteStorageManager) {
         let hub = manager.hub
-        let context = StorageContext(model: manager.model, access: .reader(manager.pool), report: { hub.report($0) })
+        let context = StorageContext(model: manager.model, access: .reader(manager.database), report: { hub.report($0) })
         live = LiveResults(schema: schema, query: query, context: context)
     }
 

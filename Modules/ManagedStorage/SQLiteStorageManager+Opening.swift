@@ -72,6 +72,19 @@ struct StoreOpener {
         }
     }
 
+    /// Creates a store in memory: one connection (SQLite's in-memory databases belong to the
+    /// connection that made them, and cannot be in WAL mode, so there is no pool), its schema made
+    /// from the declarations. Nothing to migrate, check or recover.
+    func openInMemory(description: String) throws(StorageError) -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(configuration: makeConfiguration())
+            try migrate(queue)
+            return queue
+        } catch {
+            throw StorageError(error, file: description, openFailure: true)
+        }
+    }
+
     private func checkIntegrity(_ pool: DatabasePool) throws {
         let result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
         if result != ["ok"] {
@@ -91,7 +104,7 @@ struct StoreOpener {
     // MARK: Migrations
 
     /// Restores the pre-migration copy left by a process that died while migrating.
-    private func restoreInterruptedMigration(into pool: DatabasePool) throws {
+    private func restoreInterruptedMigration(into pool: any DatabaseWriter) throws {
         guard FileManager.default.fileExists(atPath: migrationBackupURL.path) else { return }
         let backup = try DatabaseQueue(path: migrationBackupURL.path)
         try backup.backup(to: pool)
@@ -99,7 +112,7 @@ struct StoreOpener {
         try FileManager.default.removeItem(at: migrationBackupURL)
     }
 
-    private func migrate(_ pool: DatabasePool) throws {
+    private func migrate(_ pool: any DatabaseWriter) throws {
         let entities = resolved.entities
         let fresh = try pool.read { db in
             try !db.tableExists("grdb_migrations") && !entities.contains { try db.tableExists($0.name) }
@@ -142,7 +155,7 @@ struct StoreOpener {
     static let creationVersion = "ManagedStorage.create"
 
     /// Copies the store with SQLite's backup API to a temporary file, syncs it, and renames it into place.
-    private func writeMigrationBackup(of pool: DatabasePool) throws {
+    private func writeMigrationBackup(of pool: any DatabaseWriter) throws {
         let temporary = migrationBackupURL.deletingLastPathComponent()
             .appendingPathComponent(".\(migrationBackupURL.lastPathComponent).tmp-\(getpid())")
         try? FileManager.default.removeItem(at: temporary)
@@ -157,7 +170,7 @@ struct StoreOpener {
         try? DurableFile.syncFolder(fileURL.deletingLastPathComponent(), url: migrationBackupURL)
     }
 
-    private func verifyColumns(_ pool: DatabasePool) throws {
+    private func verifyColumns(_ pool: any DatabaseWriter) throws {
         try pool.read { db in
             for entity in resolved.entities {
                 let existing = Set(try db.columns(in: entity.name).map(\.name))

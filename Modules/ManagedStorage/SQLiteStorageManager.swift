@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 /// ``StorageManagerType`` on one SQLite file in WAL mode, through GRDB's `DatabasePool`: readers never
-/// wait for the writer, and the writer never waits for readers.
+/// wait for the writer, and the writer never waits for readers. For tests and previews,
+/// ``inMemory(model:name:)`` makes one whose store lives in memory.
 ///
 /// ```swift
 /// let manager = try SQLiteStorageManager(
@@ -22,22 +23,29 @@ import GRDB
 /// `-wal`/`-shm` files and starts a new one, reporting ``StorageError/corruptStoreMovedAside(file:movedTo:cause:)``.
 /// Everything else that prevents opening is a thrown ``StorageError``; nothing traps.
 public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable {
-    /// The store file.
+    /// The store file (for an in-memory manager, `memory:///<name>.sqlite`, which is no file: see
+    /// ``inMemory(model:name:)``).
     public let fileURL: URL
     /// Set when opening found a damaged store and moved it aside (also reported to `onError`).
     public let recoveredFromCorruption: StorageError?
 
-    let pool: DatabasePool
+    /// The pool (a file), or one in-memory connection (``inMemory(model:name:)``).
+    let database: any DatabaseWriter
     let model: ResolvedModel
     let configuration: StorageConfiguration
     let hub: StorageEventHub
-    /// Looks for other processes' commits once something listens to ``changes()``.
-    let watcher: CommitWatcher
+    /// Looks for other processes' commits once something listens to ``changes()``; `nil` in memory,
+    /// where no other connection can commit.
+    let watcher: CommitWatcher?
+    /// Whether the store lives in memory (no file, no other process, no write-ahead log).
+    let isInMemory: Bool
     private let writerQueue: DispatchQueue
     private let lock: StoreLock?
     private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Created here, used only on the main actor (through ``viewStorage``).
     nonisolated(unsafe) private let viewContext: StorageContext
+    /// ``writerDerivedStorage``: set once, at the end of the initializer (it refers back to `self`).
+    private var derivedStorage: DerivedStorage?
 
     /// Opens (creating, migrating or recovering) the store described by `configuration`.
     ///
@@ -45,32 +53,50 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     ///   ``StorageError/migrationFailed(version:underlying:)`` (the store is left as it was),
     ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)``,
     ///   ``StorageError/cannotOpen(file:cause:)`` (a read-only folder, a full disk).
-    public init(model: StorageModel, configuration: StorageConfiguration) throws(StorageError) {
+    public convenience init(model: StorageModel, configuration: StorageConfiguration) throws(StorageError) {
         let resolved = try model.resolve()
-        self.model = resolved
-        self.configuration = configuration
-        self.fileURL = configuration.fileURL
         let hub = StorageEventHub(label: configuration.fileURL.lastPathComponent, onError: configuration.onError)
-        self.hub = hub
         do {
             try AppDirectories.createFolder(configuration.folder)
         } catch {
             throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
         let lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
-        self.lock = lock
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
         let (pool, recovered) = try opener.open(lock: lock)
-        self.pool = pool
+        self.init(model: resolved, configuration: configuration, hub: hub, database: pool, fileURL: configuration.fileURL,
+                  lock: lock, recovered: recovered, isInMemory: false)
+    }
+
+    /// A manager on an opened `database`; the one place that sets up queues, `viewStorage` and watchers.
+    init(model resolved: ResolvedModel, configuration: StorageConfiguration, hub: StorageEventHub,
+         database: any DatabaseWriter, fileURL: URL, lock: StoreLock?, recovered: StorageError?, isInMemory: Bool) {
+        self.model = resolved
+        self.configuration = configuration
+        self.fileURL = fileURL
+        self.hub = hub
+        self.lock = lock
+        self.database = database
         self.recoveredFromCorruption = recovered
+        self.isInMemory = isInMemory
         self.writerQueue = DispatchQueue(label: "ManagedStorage.writer(\(configuration.name))")
-        self.viewContext = StorageContext(model: resolved, access: .reader(pool), report: { hub.report($0) })
-        self.watcher = CommitWatcher(path: configuration.fileURL.path, writer: pool,
-                                     interval: configuration.otherProcessPollInterval,
-                                     publish: { hub.publish($0) })
+        self.viewContext = StorageContext(model: resolved, access: .reader(database), report: { hub.report($0) })
+        if isInMemory {
+            self.watcher = nil
+        } else {
+            self.watcher = CommitWatcher(path: fileURL.path, writer: database, interval: configuration.otherProcessPollInterval,
+                                         publish: { hub.publish($0) })
+        }
         writerQueue.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
         viewContext.manager = self
+        derivedStorage = DerivedStorage(owner: ObjectIdentifier(self), run: { [weak self] block in
+            guard let self else { return hub.report(.misuse("writerDerivedStorage.perform: its manager no longer exists")) }
+            self.runAndWait(block)
+        }, report: { hub.report($0) })
     }
+
+    /// How errors name the store: its path, or its `memory:` URL.
+    var storeDescription: String { isInMemory ? fileURL.absoluteString : fileURL.path }
 
     deinit {
         hub.finish()
@@ -129,7 +155,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// - Throws: the first error recorded during `body` (a mutation attempt is one), or what it threw.
     public func read<T>(_ body: (StorageType) throws -> T) throws -> T {
         do {
-            return try pool.read { db -> T in
+            return try database.read { db -> T in
                 guard let connection = db.sqliteConnection else { throw StorageError.misuse("the reader's connection is closed") }
                 let context = StorageContext(model: model, access: .snapshot(StatementCache(connection: connection)),
                                              report: { [hub] in hub.report($0) })
@@ -141,7 +167,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         } catch let error as StorageError {
             throw error
         } catch let error as DatabaseError {
-            throw StorageError(error, file: fileURL.path)
+            throw StorageError(error, file: storeDescription)
         }
     }
 
@@ -152,7 +178,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         }
         let result: Result<Void, StorageError> = writerQueue.sync { [self] in
             do {
-                try pool.writeWithoutTransaction { db in
+                try database.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
                         for entity in model.entities {
                             try db.execute(sql: "DELETE FROM \(entity.quotedName)")
@@ -162,7 +188,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                 }
                 return .success(())
             } catch {
-                return .failure(StorageError(error, file: fileURL.path, busyTimeout: configuration.busyTimeout))
+                return .failure(StorageError(error, file: storeDescription, busyTimeout: configuration.busyTimeout))
             }
         }
         switch result {
@@ -171,9 +197,45 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
             changes.resetEntities = Set(model.entities.map(\.name))
             hub.publish(changes)
             hub.publishReset()
-            NotificationCenter.default.post(name: .storageManagerDidResetStorage, object: self)
+            NotificationCenter.default.post(name: .StorageManagerDidResetStorage, object: self)
         case .failure(let error):
             hub.report(error)
+        }
+    }
+
+    // MARK: WooCommerce's remaining members
+
+    /// The store file: WooCommerce's `CoreDataManager.storeURL`, the same as ``fileURL``.
+    ///
+    /// An in-memory manager's is `memory:///<name>.sqlite`: not a file URL, so code that deletes or
+    /// copies the store's files fails there instead of touching a real file.
+    public var storeURL: URL { fileURL }
+
+    /// See ``StorageManagerType/writerDerivedStorage``: one instance, shared by every caller; each
+    /// `perform` block is one operation on this manager's writer, waited for.
+    public var writerDerivedStorage: StorageType {
+        derivedStorage ?? DerivedStorage(owner: ObjectIdentifier(self), run: { [hub] _ in
+            hub.report(.misuse("writerDerivedStorage was used before its manager finished initializing"))
+        }, report: { [hub] in hub.report($0) })
+    }
+
+    /// See ``StorageManagerType/saveDerivedType(derivedStorage:_:)``: `closure` runs at once, or
+    /// right after the operation running on this thread ends (committed, or rolled back with its
+    /// error reported).
+    public func saveDerivedType(derivedStorage: StorageType, _ closure: @escaping () -> Void) {
+        if !StorageBinding.deferUntilCommitted(of: ObjectIdentifier(self), closure) { closure() }
+    }
+
+    /// Runs `block` as one operation on the writer and returns after it, reporting a failure like the
+    /// `Void` `performAndSave` (the derived storage's `perform`).
+    private func runAndWait(_ block: @escaping (StorageType) -> Void) {
+        if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
+            // On the writer but outside an operation (an `onError` hook, a completion on the writer's queue).
+            hub.report(.misuse("writerDerivedStorage.perform was called on the writer's queue outside an operation; it would wait for itself"))
+            return
+        }
+        writerQueue.sync {
+            if case .failure(let error) = runOperation(block) { hub.report(StorageError(error)) }
         }
     }
 
@@ -195,7 +257,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// ``StorageConfiguration/otherProcessPollInterval`` of the commit: the first call starts looking.
     public func changes() -> AsyncStream<StorageChanges> {
         let stream = hub.changes()
-        watcher.start()
+        watcher?.start()
         return stream
     }
 
@@ -204,7 +266,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     package var publishedChangeSequence: Int { hub.publishedSequence }
 
     /// Looks for other processes' commits now instead of at the next poll (for tests).
-    package func checkForOtherProcessesCommits() { watcher.checkNow() }
+    package func checkForOtherProcessesCommits() { watcher?.checkNow() }
 
     /// A stream that yields after each ``reset()``.
     public func resets() -> AsyncStream<Void> { hub.resets() }
@@ -215,15 +277,20 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     private func runOperation<T>(_ operation: (StorageType) throws -> T) -> Result<T, Error> {
         var outcome: Result<T, Error> = .failure(StorageError.misuse("the operation did not run"))
         var committed: StorageChanges?
+        var afterCommit: [() -> Void] = []
         do {
-            try pool.writeWithoutTransaction { db in
+            try database.writeWithoutTransaction { db in
                 guard let connection = db.sqliteConnection else { throw StorageError.misuse("the writer's connection is closed") }
                 try db.inTransaction(.immediate) {
                     let context = StorageContext(model: model, access: .writer(StatementCache(connection: connection)),
                                                  report: { [hub] in hub.report($0) })
                     defer { context.end() }
                     do {
-                        let value = try operation(context)
+                        // `writerDerivedStorage` means this operation's storage while it runs.
+                        let (value, deferred) = try StorageBinding.run(owner: ObjectIdentifier(self), storage: context) {
+                            try operation(context)
+                        }
+                        afterCommit = deferred
                         context.flush()
                         if let error = context.errors.first {
                             outcome = .failure(error)
@@ -239,13 +306,16 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                 }
             }
         } catch {
-            outcome = .failure(StorageError(error, file: fileURL.path, busyTimeout: configuration.busyTimeout))
+            outcome = .failure(StorageError(error, file: storeDescription, busyTimeout: configuration.busyTimeout))
             committed = nil
         }
         if let committed, !committed.isEmpty {
             hub.publish(committed)
             boundWriteAheadLog()
         }
+        // Committed or rolled back (the error went to the caller), the operation is over: WooCommerce's
+        // completions waiting in `saveDerivedType` must not wait forever for a failed save.
+        for closure in afterCommit { closure() }
         return outcome
     }
 
@@ -257,10 +327,11 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// (within the busy timeout) for the readers of older snapshots to finish, copies everything, and
     /// truncates the log to zero bytes.
     private func boundWriteAheadLog() {
+        guard !isInMemory else { return }
         var info = stat()
         guard stat(fileURL.path + "-wal", &info) == 0, Int(info.st_size) > configuration.walSizeLimit else { return }
         do {
-            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         } catch {
             // Busy readers: the next commit tries again. Not an error the caller can act on.
         }

@@ -9,6 +9,7 @@ extension StorageContext {
     func flush() {
         guard isWriter, !flushing else { return }
         guard !inserted.isEmpty || !updatedOrder.isEmpty || !deleted.isEmpty else { return }
+        writtenSinceSave = true
         flushing = true
         defer { flushing = false }
         do {

@@ -11,8 +11,8 @@ final class StorageContext: StorageType {
     enum Access {
         /// Inside an operation: one connection, in an open `BEGIN IMMEDIATE` transaction.
         case writer(StatementCache)
-        /// `viewStorage`: each read is its own snapshot from the pool.
-        case reader(DatabasePool)
+        /// `viewStorage`: each read is its own snapshot (from the pool, or the in-memory connection).
+        case reader(any DatabaseReader)
         /// ``SQLiteStorageManager/read(_:)``: every read of the closure in one snapshot.
         case snapshot(StatementCache)
         /// The operation ended; the storage no longer reads or writes.
@@ -34,6 +34,9 @@ final class StorageContext: StorageType {
     var cachingRelated: [EntityBacking] = []
     var nextTemporaryID: Int64 = -1
     var flushing = false
+    /// Whether a flush wrote something since the last explicit save (fetches flush too, and a fetch
+    /// is not a save: see ``hasChanges``).
+    var writtenSinceSave = false
 
     /// The errors recorded during the operation (writer only); the first one fails it.
     var errors: [StorageError] = []
@@ -336,14 +339,10 @@ final class StorageContext: StorageType {
     func insertNewObject<T: StorageEntity>(ofType type: T.Type) -> T {
         guard let schema = model.byName[T.entityName] else {
             record(.model("\(T.self) is not one of the model's entities"))
-            return T(_$backing: EntityBacking(schema: EntitySchema(T.self), rowID: 0, values: EntitySchema(T.self).defaultValues, context: nil))
+            return Self.detachedObject(of: type)
         }
         guard allowsMutation("insertNewObject(ofType: \(T.self))") else {
-            // A detached object: it can be read and set, and is never written.
-            let backing = EntityBacking(schema: schema, rowID: 0, values: schema.defaultValues, context: nil)
-            let object = T(_$backing: backing)
-            backing.object = object
-            return object
+            return Self.detachedObject(of: type, schema: schema)
         }
         let backing = EntityBacking(schema: schema, rowID: nextTemporaryID, values: schema.defaultValues, context: self)
         nextTemporaryID -= 1
@@ -351,6 +350,16 @@ final class StorageContext: StorageType {
         let object = T(_$backing: backing)
         backing.object = object
         inserted.append((backing, object))
+        return object
+    }
+
+    /// An object that belongs to no storage: it can be read and set, and is never written (what a
+    /// refused `insertNewObject` returns, since the method cannot fail).
+    static func detachedObject<T: StorageEntity>(of type: T.Type, schema: EntitySchema? = nil) -> T {
+        let schema = schema ?? EntitySchema(T.self)
+        let backing = EntityBacking(schema: schema, rowID: 0, values: schema.defaultValues, context: nil)
+        let object = T(_$backing: backing)
+        backing.object = object
         return object
     }
 
@@ -377,7 +386,22 @@ final class StorageContext: StorageType {
     }
 
     func saveIfNeeded() {
-        if isWriter { flush() }
+        guard isWriter else { return }
+        flush()
+        if errors.isEmpty { writtenSinceSave = false }
+    }
+
+    func save() throws(StorageError) {
+        guard isWriter else { return }
+        flush()
+        if let error = errors.first { throw error }
+        writtenSinceSave = false
+    }
+
+    var hasChanges: Bool {
+        guard isWriter else { return false }
+        return writtenSinceSave || !inserted.isEmpty || !deleted.isEmpty
+            || updatedOrder.contains { $0.changeCount > 0 && !$0.isDeleted }
     }
 
     func perform(_ closure: @escaping () -> Void) {

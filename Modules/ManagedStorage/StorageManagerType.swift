@@ -38,8 +38,48 @@ public protocol StorageManagerType: AnyObject, Sendable {
                                      completion: @escaping @Sendable (Result<T, Error>) -> Void,
                                      on queue: DispatchQueue)
 
+    /// A storage for writing from any thread, in blocks given to its `perform(_:)`: WooCommerce's
+    /// `writerDerivedStorage`, kept so code written against it ports unchanged.
+    ///
+    /// ```swift
+    /// let derivedStorage = storageManager.writerDerivedStorage
+    /// derivedStorage.perform {
+    ///     let order = derivedStorage.insertNewObject(ofType: Order.self)
+    ///     order.orderID = 42
+    /// }
+    /// storageManager.saveDerivedType(derivedStorage: derivedStorage) {
+    ///     DispatchQueue.main.async(execute: onCompletion)
+    /// }
+    /// ```
+    ///
+    /// Each `perform` block runs as one write operation (one transaction, committed when the block
+    /// returns, rolled back with its first error, which goes where the `Void` `performAndSave`'s go),
+    /// in submission order with every other write. `perform` waits for it: a block may capture what
+    /// the caller's thread owns, which an asynchronous block could not do safely, and that is what
+    /// lets WooCommerce's non-`Sendable` blocks compile unchanged. Inside a block (or inside any
+    /// operation of the same manager) the derived storage is that operation's storage, and a nested
+    /// `perform` runs at once in the same operation. Outside one, its methods are
+    /// ``StorageError/misuse(_:)``, reported, and return nothing. Objects live for one block, as in
+    /// `performAndSave`. New code uses `performAndSave`.
+    ///
+    /// The default implementation (for test doubles) runs each block through the generic
+    /// `performAndSave` and waits on a semaphore, so that `performAndSave` must not need the calling
+    /// thread to run.
+    var writerDerivedStorage: StorageType { get }
+
+    /// Calls `closure` once what was written through `derivedStorage` is committed: WooCommerce's
+    /// `saveDerivedType(derivedStorage:_:)`.
+    ///
+    /// `writerDerivedStorage` commits each `perform` block when it returns, so outside a block there
+    /// is nothing left to save and `closure` runs at once, on the caller's thread. Called inside a
+    /// block (or an operation), `closure` runs right after that operation ends, committed or rolled
+    /// back (its error goes where the `Void` `performAndSave`'s go), so a completion never waits
+    /// forever. (WooCommerce's could call it on another thread; code that hops to the main queue
+    /// inside it works either way.)
+    func saveDerivedType(derivedStorage: StorageType, _ closure: @escaping () -> Void)
+
     /// Deletes every object of every entity (the rows, not the files: other processes keep a valid
-    /// store), then posts ``Foundation/Notification/Name/storageManagerDidResetStorage``.
+    /// store), then posts ``Foundation/Notification/Name/StorageManagerDidResetStorage``.
     ///
     /// The rows are gone when it returns, but a `ResultsController` learns of the reset on the main
     /// actor, after the caller yields it: until then (for instance on the main actor right after the
@@ -62,7 +102,33 @@ extension StorageManagerType {
     }
 }
 
+extension StorageManagerType {
+    /// A derived storage whose blocks run through this manager's generic `performAndSave`, one at a
+    /// time, each waited for; see the requirement.
+    public var writerDerivedStorage: StorageType {
+        DerivedStorage(owner: ObjectIdentifier(self), run: { [self] block in
+            let done = DispatchSemaphore(value: 0)
+            // The block is not `Sendable`: it may capture what the calling thread owns. The caller
+            // waits below until the operation is over, so nothing else touches those captures.
+            let unchecked = UncheckedBlock(block)
+            performAndSave({ storage in unchecked.run(storage) }, completion: { done.signal() }, on: .global())
+            done.wait()
+        }, report: { error in
+            FileHandle.standardError.write(Data("ManagedStorage: \(error)\n".utf8))
+        })
+    }
+
+    /// Runs `closure` after the operation in progress on this thread, if any, or now; see the requirement.
+    public func saveDerivedType(derivedStorage: StorageType, _ closure: @escaping () -> Void) {
+        if !StorageBinding.deferUntilCommitted(of: ObjectIdentifier(self), closure) { closure() }
+    }
+}
+
 extension Notification.Name {
-    /// Posted (object: the manager) after ``StorageManagerType/reset()`` deleted every object.
-    public static let storageManagerDidResetStorage = Notification.Name("StorageManagerDidResetStorage")
+    /// Posted (object: the manager) after ``StorageManagerType/reset()`` deleted every object:
+    /// WooCommerce's name, spelled as they declare it.
+    public static let StorageManagerDidResetStorage = Notification.Name("StorageManagerDidResetStorage")
+
+    /// ``StorageManagerDidResetStorage`` in Swift's naming style: the same name.
+    public static let storageManagerDidResetStorage = StorageManagerDidResetStorage
 }

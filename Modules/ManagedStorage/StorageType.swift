@@ -42,8 +42,32 @@ public protocol StorageType: AnyObject {
     /// Writes pending changes into the operation's transaction; the transaction commits when the
     /// operation returns. Nothing to do on `viewStorage`.
     func saveIfNeeded()
-    /// Runs `closure` now, on the storage's own thread (the caller's).
+    /// Runs `closure` on the storage's own thread: at once for an operation's storage and for
+    /// `viewStorage` (the caller is on it); for ``StorageManagerType/writerDerivedStorage``, as one
+    /// write operation on the writer, waiting for it.
     func perform(_ closure: @escaping () -> Void)
+
+    /// Whether changes were made since the last ``save()`` or ``saveIfNeeded()``: an insert, a
+    /// changed property, a delete. NSManagedObjectContext's `hasChanges`.
+    ///
+    /// A fetch in the writer writes pending changes into the transaction so the query sees them, but
+    /// does not count as a save: `hasChanges` stays `true` until you save. Deleting an object inserted
+    /// since the last save leaves no change, unless something wrote the insert meanwhile (a fetch, or
+    /// the delete rules of an entity with to-many relationships, which read its members): then both
+    /// statements ran, and it counts. Always `false` on `viewStorage` (it refuses mutations) and on
+    /// the storage of an operation that has ended.
+    var hasChanges: Bool { get }
+
+    /// Writes pending changes into the operation's transaction, and throws the first error recorded
+    /// in the operation so far. NSManagedObjectContext's `save()`.
+    ///
+    /// The transaction still commits only when the operation returns, and an error recorded earlier
+    /// rolls it back even if you catch what `save()` throws. Nothing to do on `viewStorage`, whose
+    /// mutations are refused (and reported) when attempted.
+    ///
+    /// - Throws: the first ``StorageError`` of the operation (a failed statement, a denied delete, a
+    ///   bad stored value).
+    func save() throws(StorageError)
 }
 
 extension StorageType {
@@ -55,5 +79,17 @@ extension StorageType {
     /// The objects of `type` that match `predicate`, oldest first.
     public func allObjects<T: StorageEntity>(ofType type: T.Type, matching predicate: Predicate<T>?) -> [T] {
         allObjects(ofType: type, matching: predicate, sortedBy: nil)
+    }
+
+    /// All objects of `type`, sorted by `descriptors` (then oldest first).
+    ///
+    /// ```swift
+    /// let all = storage.allObjects(ofType: Order.self, sortedBy: [SortDescriptor(\.total)])
+    /// ```
+    ///
+    /// WooCommerce's `allObjects(ofType:sortedBy:)` takes `[NSSortDescriptor]`; here the descriptors
+    /// are typed `SortDescriptor`s (see `Docs/ManagedStorage.md`, "Porting WooCommerce code").
+    public func allObjects<T: StorageEntity>(ofType type: T.Type, sortedBy descriptors: [SortDescriptor<T>]?) -> [T] {
+        allObjects(ofType: type, matching: nil, sortedBy: descriptors)
     }
 }

@@ -170,8 +170,8 @@ import TestSupport
         print("ResultsControllerTests: steps by kind \(kinds.sorted { $0.key < $1.key })")
     }
 
-    @Test func wooCommerceSurface() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func wooCommerceSurface(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         try await store.manager.write { storage in
             for id in 1...6 { insertOrder(storage, id: Int64(id), status: id <= 2 ? "completed" : "processing", total: Double(id)) }
         }
@@ -223,8 +223,8 @@ import TestSupport
         }
     }
 
-    @Test func resetReachesTheController() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func resetReachesTheController(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         try await store.manager.write { storage in _ = insertOrder(storage, id: 1, items: 2) }
         let controller = ResultsController<Order>(viewStorage: store.manager.viewStorage, sortedBy: [])
         let recorder = CallbackRecorder(controller)
@@ -237,8 +237,8 @@ import TestSupport
         #expect(recorder.take().isEmpty, "a reset is reported as a reset, not as deletions")
     }
 
-    @Test func addingAnItemUpdatesItsOrder() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func addingAnItemUpdatesItsOrder(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         try await store.manager.write { storage in _ = insertOrder(storage, id: 1, items: 1) }
         let controller = ResultsController<Order>(viewStorage: store.manager.viewStorage, sortedBy: [])
         let recorder = CallbackRecorder(controller)
@@ -275,8 +275,8 @@ import TestSupport
         #expect(objects.first?.new == IndexPath(row: 1, section: 0))
     }
 
-    @Test func snapshotsFollowCommitsOffTheMainActor() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func snapshotsFollowCommitsOffTheMainActor(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         try await store.manager.write { storage in _ = insertOrder(storage, id: 1, status: "completed") }
         let manager = store.manager
         let snapshots = Task.detached {

@@ -5,20 +5,36 @@ import ManagedTestModel
 import Synchronization
 import TestSupport
 
-/// A manager on a fresh store in its own temporary folder; errors it reports are collected.
+/// Where a test's store lives: each behaviour a file-backed manager has, an in-memory one must have.
+enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
+    case file
+    case memory
+
+    var description: String { rawValue }
+}
+
+/// A manager on a fresh store in its own temporary folder (or in memory); errors it reports are collected.
 final class TestStore: @unchecked Sendable {
     let folder: TemporaryFolder
     let manager: SQLiteStorageManager
+    let kind: StoreKind
     let log = ErrorLog()
 
-    init(name: String = "Store", model: StorageModel = testModel,
+    init(_ kind: StoreKind = .file, name: String = "Store", model: StorageModel = testModel,
          configure: (inout StorageConfiguration) -> Void = { _ in }) throws {
+        self.kind = kind
         folder = try TemporaryFolder(prefix: "managed")
-        var configuration = StorageConfiguration(name: name, folder: folder.url)
-        configure(&configuration)
         let log = self.log
-        configuration.onError = { error in log.append(error) }
-        manager = try SQLiteStorageManager(model: model, configuration: configuration)
+        switch kind {
+        case .file:
+            var configuration = StorageConfiguration(name: name, folder: folder.url)
+            configure(&configuration)
+            configuration.onError = { error in log.append(error) }
+            manager = try SQLiteStorageManager(model: model, configuration: configuration)
+        case .memory:
+            manager = try SQLiteStorageManager.inMemory(model: model, name: name)
+            manager.onError = { error in log.append(error) }
+        }
     }
 
     var errors: [StorageError] { log.errors }

@@ -5,10 +5,10 @@ import ManagedTestModel
 import Testing
 
 /// WooCommerce's `Storage` usage, ported call for call: `performAndSave`, `viewStorage` reads,
-/// `StorageType`'s methods, relationships and delete rules.
+/// `StorageType`'s methods, relationships and delete rules; each on a file and on an in-memory store.
 @Suite struct WooCommerceUsageTests {
-    @Test func insertThenLoadByObjectIDInAnotherOperation() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func insertThenLoadByObjectIDInAnotherOperation(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let copy = try await store.perform { storage in
             let order = insertOrder(storage, id: 7, items: 2)
             order.customerNote = "leave at the door"
@@ -28,8 +28,8 @@ import Testing
         #expect(none)
     }
 
-    @Test @MainActor func viewStorageSeesCommittedWritesAndOneInstancePerRow() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) @MainActor func viewStorageSeesCommittedWritesAndOneInstancePerRow(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         await store.performVoid { storage in
             insertOrder(storage, id: 1)
             insertOrder(storage, id: 2, status: "completed")
@@ -43,8 +43,8 @@ import Testing
         #expect(store.errors.isEmpty)
     }
 
-    @Test @MainActor func viewStorageAndSnapshotsFollowRelationships() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) @MainActor func viewStorageAndSnapshotsFollowRelationships(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         await store.performVoid { storage in
             let customer = storage.insertNewObject(ofType: Customer.self)
             customer.name = "Ada"
@@ -62,8 +62,8 @@ import Testing
         #expect(store.errors.isEmpty, "\(store.errors)")
     }
 
-    @Test func predicatesAndSorting() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func predicatesAndSorting(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let statuses = ["processing", "completed", "on-hold", "processing", "cancelled", "processing"]
         _ = try await store.perform { storage in
             for (offset, status) in statuses.enumerated() {
@@ -110,8 +110,8 @@ import Testing
         #expect(results["count processing"] == [3])
     }
 
-    @Test func unsupportedPredicateIsATypedErrorNamingThePart() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func unsupportedPredicateIsATypedErrorNamingThePart(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let result = await store.perform { storage in
             storage.allObjects(ofType: Order.self, matching: #Predicate { $0.customerNote?.isEmpty == true }, sortedBy: nil).count
         }
@@ -122,8 +122,8 @@ import Testing
         #expect(what.contains("PredicateExpressions."), "names the expression: \(what)")
     }
 
-    @Test func countDeleteAllAndFirstObject() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func countDeleteAllAndFirstObject(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let counts = try await store.perform { storage -> [Int] in
             for id in 1...5 { insertOrder(storage, id: Int64(id), items: 2) }
             let before = [storage.countObjects(ofType: Order.self), storage.countObjects(ofType: OrderItem.self)]
@@ -134,8 +134,8 @@ import Testing
         #expect(counts == [5, 10, 0, 0, 0], "delete-all cascades to the items")
     }
 
-    @Test func saveIfNeededWritesOnlyWhatChangedAndInsideTheTransaction() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func saveIfNeededWritesOnlyWhatChangedAndInsideTheTransaction(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let id = try await store.perform { storage in insertOrder(storage, id: 1).toReadOnly().objectID }.get()
         let changes = store.manager.changes()
         let result = try await store.perform { storage -> Bool in
@@ -151,8 +151,8 @@ import Testing
         #expect(change?.updated == [id] && change?.inserted.isEmpty == true)
     }
 
-    @Test func toManyWithCascadeAndInverse() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func toManyWithCascadeAndInverse(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let summary = try await store.perform { storage -> [String] in
             let order = insertOrder(storage, id: 1, items: 3)
             let before = order.items.map(\.name)
@@ -172,8 +172,8 @@ import Testing
                 "cascade deletes the order's item; the moved and dropped items stay")
     }
 
-    @Test func nullifyKeepsTheRelatedObjects() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func nullifyKeepsTheRelatedObjects(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let (notes, orphaned) = try await store.perform { storage -> (Int, Bool) in
             let order = insertOrder(storage, id: 1)
             for text in ["a", "b"] {
@@ -189,8 +189,8 @@ import Testing
         #expect(notes == 2 && orphaned)
     }
 
-    @Test func denyRefusesTheDeleteAndRollsTheOperationBack() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func denyRefusesTheDeleteAndRollsTheOperationBack(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         _ = try await store.perform { storage in
             let customer = storage.insertNewObject(ofType: Customer.self)
             customer.name = "Ada"
@@ -213,8 +213,8 @@ import Testing
         }.get()
     }
 
-    @Test func oneToOneInversesStayInStep() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func oneToOneInversesStayInStep(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let result = try await store.perform { storage -> [String] in
             let ada = storage.insertNewObject(ofType: Customer.self)
             ada.name = "Ada"
@@ -233,9 +233,9 @@ import Testing
         #expect(result == ["Ada", "nil", "bob", "0"], "cascade from Bob deletes the profile")
     }
 
-    @Test func anErrorInAnOperationRollsEverythingBack() async throws {
+    @Test(arguments: StoreKind.allCases) func anErrorInAnOperationRollsEverythingBack(_ kind: StoreKind) async throws {
         struct Refused: Error, Equatable {}
-        let store = try TestStore()
+        let store = try TestStore(kind)
         let result = await store.perform { storage -> Int in
             insertOrder(storage, id: 1, items: 2)
             storage.saveIfNeeded()
@@ -247,8 +247,8 @@ import Testing
         #expect(count == 0)
     }
 
-    @Test @MainActor func mutationThroughViewStorageWritesNothingAndIsReported() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) @MainActor func mutationThroughViewStorageWritesNothingAndIsReported(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         await store.performVoid { insertOrder($0, id: 1) }
         let view = store.manager.viewStorage
         let order = try #require(view.firstObject(ofType: Order.self))
@@ -267,8 +267,8 @@ import Testing
         #expect(operations.count == 3, "\(store.errors)")
     }
 
-    @Test func voidFormReportsItsErrorToTheHookAndTheStream() async throws {
-        let store = try TestStore()
+    @Test(arguments: StoreKind.allCases) func voidFormReportsItsErrorToTheHookAndTheStream(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let stream = store.manager.errors()
         await store.performVoid { storage in
             insertOrder(storage, id: 1)
