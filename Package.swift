@@ -98,6 +98,9 @@ let package = Package(
         // Entities shared by ManagedStorage's tests and its probe.
         .target(name: "ManagedTestModel", dependencies: ["ManagedStorage"], path: "Tests/ManagedTestModel"),
         tests("ManagedStorageTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport", grdb]),
+        // WooCommerce's documented examples (its Storage tests' stacks, its stores' derived-storage
+        // pattern, ResultsController+UIKit), compiled with the changes their comments give.
+        tests("WooCommerceExamplesTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"]),
         tests("ManagedStorageMacrosTests", dependencies: [
             "ManagedStorageMacros",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),

@@ -147,15 +147,3 @@ struct BatchViolation: Error, CustomStringConvertible {
     }
 }
 
-/// Waits (yielding the main actor) until `controller` handled every change `manager` published so far.
-@MainActor
-func settle(_ controller: ResultsController<Order>, _ manager: SQLiteStorageManager,
-            timeout: Duration = .seconds(30)) async -> Bool {
-    let target = manager.publishedChangeSequence
-    let deadline = ContinuousClock.now + timeout
-    while controller.handledChangeSequence < target {
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}

@@ -55,25 +55,6 @@ final class TestStore: @unchecked Sendable {
     }
 }
 
-/// Inserts an order with `items` items (named "<id>-<n>") in `storage`.
-@discardableResult
-func insertOrder(_ storage: StorageType, id: Int64, status: String = "processing", total: Double = 10,
-                 items: Int = 0, date: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> Order {
-    let order = storage.insertNewObject(ofType: Order.self)
-    order.orderID = id
-    order.status = status
-    order.total = total
-    order.dateCreated = date.addingTimeInterval(Double(id))
-    for n in 0..<items {
-        let item = storage.insertNewObject(ofType: OrderItem.self)
-        item.itemID = id * 100 + Int64(n)
-        item.name = "\(id)-\(n)"
-        item.quantity = n + 1
-        item.order = order
-    }
-    return order
-}
-
 /// Runs `sql` on the store file through a connection of its own (another program's).
 func rawSQL(_ path: String, _ sql: String) throws {
     let queue = try DatabaseQueue(path: path)
