@@ -33,7 +33,7 @@ public struct DocumentSequence<T: Persistable>: Sequence {
 
     init(persistence: Persistence, pageSize: Int) {
         self.persistence = persistence
-        self.pageSize = max(1, pageSize)
+        self.pageSize = Swift.max(1, pageSize)
     }
 
     /// The error that ended this sequence's latest `for … in` iteration early; `nil` when it ran to

@@ -34,7 +34,9 @@ enum IdentifierField {
         func offset(for type: AnyClass) -> Int? {
             if let known = lock.withLock({ offsets[ObjectIdentifier(type)] }) { return known }
             var found: Int?
-            _forEachField(of: type, options: .classType) { name, offset, fieldType, _ in
+            // `.classType` (bit 0), spelled by value: the standard library declares its options as
+            // `static var`, which strict concurrency refuses to read.
+            _forEachField(of: type, options: _EachFieldOptions(rawValue: 1 << 0)) { name, offset, fieldType, _ in
                 if strcmp(name, "identifier") == 0 && fieldType == String.self { found = offset }
                 return true
             }
