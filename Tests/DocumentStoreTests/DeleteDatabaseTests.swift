@@ -2,6 +2,7 @@ import DocumentStore
 import DocumentTestModel
 import FileStorageKit
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -66,6 +67,26 @@ import TestSupport
         try store.persistence.deleteDatabase()
         #expect(Self.files(store.url).isEmpty)
     }
+
+    @Test func itRefusesWhileALiveQueryWatchesTheFile() async throws {
+        let store = try TestStore("delete-live") { $0.otherProcessPollInterval = .milliseconds(10) }
+        let emissions = Emissions()
+        let watcher = Task {
+            for try await _ in store.persistence.query(Square.self).observe() { emissions.count.add(1, ordering: .relaxed) }
+        }
+        // The polling connection is open once the query has emitted.
+        #expect(await waitUntil(timeout: .seconds(120)) { emissions.count.load(ordering: .relaxed) > 0 })
+        #expect(throws: DocumentStoreError.databaseInUse(file: store.url.path)) { try store.persistence.deleteDatabase() }
+        watcher.cancel()
+        _ = try? await watcher.value
+        // The polling task closes its connection as it ends: the delete succeeds once it did.
+        let deleted = await waitUntil(timeout: .seconds(120), interval: .milliseconds(5)) {
+            (try? store.persistence.deleteDatabase()) != nil
+        }
+        #expect(deleted && Self.files(store.url).isEmpty)
+    }
+
+    final class Emissions: Sendable { let count = Atomic<Int>(0) }
 
     @Test func dalisDatabaseNameOpensInTheApplicationSupportFolder() throws {
         let folder = try TemporaryFolder(prefix: "delete-dali")
