@@ -127,7 +127,10 @@ let package = Package(
         .executableTarget(name: "managed-probe", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"], path: "Tests/ManagedProbe"),
         // Dali's classes and other documents shared by DocumentStore's tests and its probe.
         .target(name: "DocumentTestModel", dependencies: ["DocumentStore"], path: "Tests/DocumentTestModel"),
-        tests("DocumentStoreTests", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport", grdb,
+        // Dali's sample client (its repository's Shapes.swift and Graph.swift, newest version), compiled
+        // as written but for the commented Swift 2 spellings; DocumentStoreTests runs it.
+        .target(name: "DaliSampleClient", dependencies: ["DocumentStore"], path: "Tests/DaliSampleClient"),
+        tests("DocumentStoreTests", dependencies: ["DocumentStore", "DocumentTestModel", "DaliSampleClient", "TestSupport", grdb,
                                                    .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // A child process the DocumentStore tests start.
         .executableTarget(name: "document-probe", dependencies: ["DocumentStore", "DocumentTestModel", "TestSupport"], path: "Tests/DocumentProbe"),

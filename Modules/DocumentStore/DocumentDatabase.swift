@@ -2,6 +2,7 @@ import Foundation
 import FileStorageKit
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The SQLite side of a `Persistence`: the pool (WAL, readers beside one writer), the schema, and the
 /// mapping of SQLite's failures to ``DocumentStoreError``.
@@ -19,6 +20,8 @@ final class DocumentDatabase: @unchecked Sendable {
     let configuration: PersistenceConfiguration
     /// The save path's statements on the writer connection.
     let writerStatements = WriterStatements()
+    /// Set once ``deleteFiles()`` removed the files and closed the pool: every access then throws.
+    let isDeleted = Atomic<Bool>(false)
 
     static let schemaVersion = 2
 
@@ -114,12 +117,20 @@ final class DocumentDatabase: @unchecked Sendable {
     }
 
     deinit {
-        // Before the pool (and its writer connection) closes.
-        pool.writeWithoutTransaction { _ in writerStatements.finalize() }
+        // Before the pool (and its writer connection) closes; a deleted store's pool is closed already.
+        if !isDeleted.load(ordering: .acquiring) {
+            pool.writeWithoutTransaction { _ in writerStatements.finalize() }
+        }
+    }
+
+    /// Throws once the store was deleted.
+    func checkNotDeleted() throws(DocumentStoreError) {
+        if isDeleted.load(ordering: .acquiring) { throw .databaseDeleted(file: path) }
     }
 
     /// Runs `body` on a reader connection (a snapshot of the last commit).
     func read<R>(_ body: (Database) throws -> R) throws(DocumentStoreError) -> R {
+        try checkNotDeleted()
         do {
             return try pool.read(body)
         } catch {
@@ -129,6 +140,7 @@ final class DocumentDatabase: @unchecked Sendable {
 
     /// Runs `body` in an immediate transaction on the writer, committing when it returns.
     func write<R>(_ body: (Database) throws -> R) throws -> R {
+        try checkNotDeleted()
         var result: R?
         var systemErrno: Int32 = 0
         do {
@@ -150,6 +162,17 @@ final class DocumentDatabase: @unchecked Sendable {
             throw Self.storeError(error, file: path, systemErrno: systemErrno, busyTimeout: configuration.busyTimeout)
         }
         return result!
+    }
+
+    /// A read transaction of its own (a new connection) that keeps seeing the last commit made before
+    /// it, for iterations that read page by page. Not from inside a write transaction on this pool.
+    func makeSnapshot() throws(DocumentStoreError) -> DatabaseSnapshot {
+        try checkNotDeleted()
+        do {
+            return try pool.makeSnapshot()
+        } catch {
+            throw Self.storeError(error, file: path)
+        }
     }
 
     /// The store error for any error thrown by GRDB or SQLite (others pass through as `.misuse`

@@ -34,6 +34,20 @@ public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConverti
     case documentRejected(identifier: String, kind: String)
     /// Loading the document needs the document itself first (a cycle of eager loads); use ``Lazy`` for one side.
     case cyclicLoad(identifier: String)
+    /// The default `save(to:)` met a stored property whose type has no JSON form: the document, its
+    /// kind, the property (a dotted path into arrays and dictionaries) and the type.
+    case unstorableProperty(identifier: String, kind: String, property: String, type: String)
+    /// ``PropertyReader`` found a property missing, or holding JSON of another type: the document, the
+    /// stored key, the type asked for and what the document holds (`missing` when absent).
+    case unreadableProperty(identifier: String, property: String, expected: String, found: String)
+    /// A loaded object's `identifier` is not its document's and the store cannot set it (it is not a
+    /// stored `String` property): the kind, the document and the identifier the object reports.
+    case identifierNotStored(kind: String, identifier: String, found: String)
+    /// ``Persistence/deleteDatabase()`` refused: another connection (another `Persistence`, a live
+    /// query, an unfinished ``DocumentSequence``, another process) has the store open.
+    case databaseInUse(file: String)
+    /// The store was deleted through this `Persistence` (``Persistence/deleteDatabase()``).
+    case databaseDeleted(file: String)
     /// The query cannot be expressed: names the part.
     case unsupportedQuery(String)
     /// The store was used in a way it does not allow (a save from inside another store's transaction
@@ -58,6 +72,14 @@ public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidValue(let identifier, let path, let reason): "document \(identifier), \(path): \(reason)"
         case .documentRejected(let identifier, let kind): "\(kind).init(with:from:) returned nil for document \(identifier)"
         case .cyclicLoad(let identifier): "loading \(identifier) needs \(identifier) itself; make one side of the cycle Lazy"
+        case .unstorableProperty(let identifier, let kind, let property, let type):
+            "document \(identifier): \(kind).\(property) has type \(type), which has no JSON form; map it to nil in propertyMapping or save it yourself"
+        case .unreadableProperty(let identifier, let property, let expected, let found):
+            "document \(identifier): property \(property) should be \(expected) but is \(found)"
+        case .identifierNotStored(let kind, let identifier, let found):
+            "loaded \(kind) \(identifier) reports identifier \(found), and its identifier is not a stored String property the store can set"
+        case .databaseInUse(let file): "\(file) is open elsewhere (another Persistence, a live query, an unfinished sequence or another process); it was not deleted"
+        case .databaseDeleted(let file): "\(file) was deleted by deleteDatabase()"
         case .unsupportedQuery(let what): "unsupported query: \(what)"
         case .misuse(let what): what
         }

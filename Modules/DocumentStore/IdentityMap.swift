@@ -118,6 +118,11 @@ final class IdentityMap: @unchecked Sendable {
         }
     }
 
+    /// Forgets every entry (the store was deleted).
+    func removeAll() {
+        lock.withLock { entries = [:] }
+    }
+
     /// The number of entries whose object is alive.
     var liveCount: Int { lock.withLock { entries.values.count { $0.object != nil } } }
 

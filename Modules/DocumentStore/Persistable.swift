@@ -28,13 +28,56 @@ public protocol Persistable: AnyObject {
     /// The document kind, stored with each document. Subclasses override it (`class var`), so a
     /// stored `Square` loads as a `Square` when a `Shape` is asked for.
     static var kind: String { get }
-    /// The document's identifier. The store sets it on every object it loads, so a loaded object is
-    /// saved back under its own identifier.
-    var identifier: String { get set }
+    /// The document's identifier: a `let` or a `var`.
+    ///
+    /// The store gives every object it loads the identifier of its document, after
+    /// ``init(with:from:)`` returns, so a loaded object is saved back under its own identifier even
+    /// when the property is `let identifier = UUID().uuidString`. For that, `identifier` must be a
+    /// stored `String` property (of the class or a superclass); an object whose computed identifier
+    /// differs from its document's after loading is ``DocumentStoreError/identifierNotStored(kind:identifier:found:)``
+    /// (read ``Persistence/identifierBeingLoaded`` in `init(with:from:)` to set such an identifier).
+    var identifier: String { get }
     /// Builds the object from its stored JSON; `nil` when the JSON lacks what the object needs.
+    ///
+    /// ``PropertyReader`` reads what the default ``save(to:)`` wrote.
     init?(with json: JSON, from persistence: Persistence) throws
     /// Saves the object: calls `to.save(self, json: [...])`, after saving the objects it refers to.
+    ///
+    /// The default implementation saves the object's stored properties, found by reflection
+    /// (``Persistence/saveStoredProperties(of:)``), renamed or skipped by ``propertyMapping``.
     func save(to: Persistence) throws
+    /// How the default ``save(to:)`` names the stored properties: a property mapped to a name is
+    /// saved under that name, one mapped to `nil` is not saved, and any other keeps its own name.
+    ///
+    /// The default is ``defaultPropertyMapping`` (which skips `identifier`). In a class hierarchy,
+    /// declare it in the base class and `override` it in subclasses: a subclass cannot replace a
+    /// default it inherited from this protocol.
+    ///
+    /// ```swift
+    /// override var propertyMapping: [String: String?] {
+    ///     var mapping = super.propertyMapping
+    ///     mapping["side"] = "length"      // stored as "length"
+    ///     mapping.updateValue(nil, forKey: "cachedArea")   // not stored (`mapping[k] = nil` would remove the entry)
+    ///     return mapping
+    /// }
+    /// ```
+    var propertyMapping: [String: String?] { get }
+}
+
+extension Persistable {
+    /// The mapping every object starts from: `identifier` (stored with the document, not in its body)
+    /// and Dali's `kind` and `propertyMapping` are not saved.
+    public var defaultPropertyMapping: [String: String?] {
+        ["identifier": nil, "kind": nil, "propertyMapping": nil]
+    }
+
+    /// ``defaultPropertyMapping``.
+    public var propertyMapping: [String: String?] { defaultPropertyMapping }
+
+    /// Saves the stored properties: ``Persistence/saveStoredProperties(of:)``.
+    public func save(to: Persistence) throws {
+        try to.saveStoredProperties(of: self)
+    }
 }
 
 /// A `Persistable` whose JSON is its `Codable` form: no hand-written `init(with:from:)` or `save(to:)`.

@@ -70,6 +70,9 @@ extension Persistence {
 }
 
 extension Persistence {
+    /// The number of live objects in the identity map, for tests.
+    package var liveObjectCount: Int { identityMap.liveCount }
+
     /// How many feed entries repeat a (document, revision) pair already in the feed (0 in a sound store), for tests.
     package func repeatedFeedEntries() throws(DocumentStoreError) -> Int {
         try reading { db in

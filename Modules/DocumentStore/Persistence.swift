@@ -41,6 +41,12 @@ public final class Persistence: Sendable {
         try self.init(configuration: PersistenceConfiguration(name: name, appName: appName, directories: directories))
     }
 
+    /// Opens the store named `databaseName`, as ``init(name:appName:directories:)`` does: Dali's
+    /// `Persistence(databaseName:)` (which could return `nil`; this throws instead).
+    public convenience init(databaseName: String, directories: AppDirectories? = nil) throws(DocumentStoreError) {
+        try self.init(name: databaseName, directories: directories)
+    }
+
     /// Opens the store in the file `url`.
     public convenience init(url: URL) throws(DocumentStoreError) {
         try self.init(configuration: PersistenceConfiguration(url: url))
@@ -90,10 +96,9 @@ public final class Persistence: Sendable {
         try load(identifier)
     }
 
-    /// Every document of `kind`'s kind and its registered subclasses' kinds, ordered by identifier.
-    public func loadAll<T: Persistable>(kind: T.Type) throws -> [T] {
-        try query(kind).sorted(by: .identifier).fetch()
-    }
+    /// The identifier of the document whose `init(with:from:)` is running on this task, `nil` outside
+    /// one: for a type whose `identifier` is computed, to set what it is computed from.
+    public static var identifierBeingLoaded: String? { LoadChain.current?.identifier }
 
     /// Whether an instance for `identifier` is alive in the identity map.
     ///
@@ -162,6 +167,12 @@ public final class Persistence: Sendable {
     /// ```
     public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
         try save(object, document: .object(json.mapValues { $0.jsonValue }))
+    }
+
+    /// Writes `object`'s document with the fields of `json`, a JSON object (such as Gloss's `jsonify`
+    /// gives): what `save(to:)` calls.
+    public func save(_ object: some Persistable, json: JSON) throws {
+        try save(object, document: json)
     }
 
     /// Writes `object`'s document with the body `document`, which must be a JSON object.
@@ -288,7 +299,9 @@ public final class Persistence: Sendable {
         let json = try JSON(parsing: row.body, identifier: identifier)
         let made = try LoadChain.loading(identifier) { try concrete.init(with: json, from: self) }
         guard let object = made else { throw DocumentStoreError.documentRejected(identifier: identifier, kind: row.kind) }
-        object.identifier = identifier
+        if object.identifier != identifier, !IdentifierField.assign(identifier, to: object) {
+            throw DocumentStoreError.identifierNotStored(kind: row.kind, identifier: identifier, found: object.identifier)
+        }
         if replacing {
             replaceCached(identifier, with: object, revision: row.revision)
             return object

@@ -41,8 +41,10 @@ import TestSupport
         #expect(throws: DocumentStoreError.unregisteredKind(kind: "Square", identifier: square.identifier)) {
             let _: Circle? = try third.load(square.identifier)
         }
-        let all = try other.loadAll(kind: Shape.self)
+        let all = try other.loadAllAtOnce(kind: Shape.self)
         #expect(all.count == 1 && all.first === shape)
+        let lazily = Array(try other.loadAll(kind: Shape.self))
+        #expect(lazily.count == 1 && lazily.first === shape)
     }
 
     @Test func vennDiagramSavesItsCirclesInOneTransactionAndLoadsThemBack() throws {

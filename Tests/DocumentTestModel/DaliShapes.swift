@@ -4,7 +4,8 @@
 //   2. `M_PI` -> `Double.pi`
 //   3. `let` in each `guard` clause (`guard let left: Circle = ..., let right: Circle = ...`)
 //   4. `try left.save(to)` -> `try left.save(to: to)` (argument labels are required)
-//   5. `let identifier` -> `var identifier` (the store sets the identifier of the objects it loads)
+//   5. `let identifier` -> `var identifier` (not needed since `let identifier` works: kept so the
+//      tests and document-probe can give objects chosen identifiers; Tests/DaliSampleClient keeps `let`)
 // plus `public` on each declaration (they live in a module shared by the tests and the probe) and
 // `import DocumentStore` / `import Foundation`. DaliShapesSpellingTests checks this file against the post.
 import DocumentStore

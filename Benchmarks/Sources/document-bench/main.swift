@@ -248,7 +248,7 @@ do {
 
 print("\n2. loads by identifier (each case: \(options.runs) measured runs after a warm-up, alternating with its comparison; medians)")
 let store = try Persistence(url: lastOurs)
-let held: [BenchCircle] = try store.loadAll(kind: BenchCircle.self)
+let held: [BenchCircle] = try store.loadAllAtOnce(kind: BenchCircle.self)
 guard held.count == options.documents else { fail("loadAll returned \(held.count) objects") }
 let picks = (0..<options.loads).map { _ in specs[Int(generator.next() % UInt64(specs.count))].id }
 // A hot working set: 1,000 held objects loaded over and over (what a screen of objects does).

@@ -1,0 +1,29 @@
+import Foundation
+
+extension Persistence {
+    /// Every document of `kind`'s kind and its registered subclasses' kinds, as objects built while
+    /// you iterate, in identifier order: Dali's lazy `loadAll`.
+    ///
+    /// ```swift
+    /// for square in try persistence.loadAll(kind: Square.self) { print(square.side) }
+    /// ```
+    ///
+    /// Nothing is read or built until the first element is asked for; each iteration reads one
+    /// snapshot (see ``DocumentSequence`` for what it sees while others write, and for errors). An
+    /// object alive in the identity map is returned as is, as ``load(_:)`` would.
+    public func loadAll<T: Persistable>(kind: T.Type) throws(DocumentStoreError) -> DocumentSequence<T> {
+        try loadAll(kind: kind, pageSize: 256)
+    }
+
+    /// ``loadAll(kind:)`` reading `pageSize` rows at a time (for tests of the paging).
+    package func loadAll<T: Persistable>(kind: T.Type, pageSize: Int) throws(DocumentStoreError) -> DocumentSequence<T> {
+        try database.checkNotDeleted()
+        return DocumentSequence(persistence: self, pageSize: pageSize)
+    }
+
+    /// Every document of `kind`'s kind and its registered subclasses' kinds, built now, in identifier
+    /// order, from one read: the eager form of ``loadAll(kind:)``, which throws instead of ending early.
+    public func loadAllAtOnce<T: Persistable>(kind: T.Type) throws -> [T] {
+        try query(kind).sorted(by: .identifier).fetch()
+    }
+}
