@@ -142,7 +142,8 @@ struct DocumentDataAPITests {
             #expect(decoded.username == "ada" && decoded.nickname == "countess" && decoded.password.count == 40)
             // A decoded instance is an instance of the file like any other.
             decoded.username = "grace"
-            #expect(profile.username == "grace")
+            // Another instance's write reaches this one through the change monitor (inotify), not at once.
+            #expect(waitUntil(timeout: .seconds(30)) { profile.username == "grace" })
         }
     }
 
@@ -168,11 +169,12 @@ struct DocumentDataAPITests {
             let instance = KeyedProfile()
             instance.username = "ada"
             #expect(KeyedProfile.default.username == "ada")
-            #expect(first.username == "ada")           // an earlier default sees the write too
+            // An earlier default sees the write too, once the change monitor has it.
+            #expect(waitUntil(timeout: .seconds(30)) { first.username == "ada" })
 
             let shared = KeyedProfile.default
             shared.nickname = "countess"
-            #expect(instance.nickname == "countess")
+            #expect(waitUntil(timeout: .seconds(30)) { instance.nickname == "countess" })
             #expect(KeyedProfile.default !== shared)   // a new instance each time, as DocumentData's
         }
     }
