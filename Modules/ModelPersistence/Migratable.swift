@@ -53,7 +53,7 @@ extension Migratable where Self: PersistedModel {
     }
 
     public static var shouldMigrate: Bool {
-        let document = migrationDocument()
+        let document = PersistenceFile.document(forModel: _$persistedDocumentName, format: persistenceFormat).document
         do {
             guard let file = try document.read() else { return false }
             return ModelMigration.oldKeys(in: file, fields: _$persistedFields).isEmpty == false
@@ -69,7 +69,7 @@ extension Migratable where Self: PersistedModel {
     /// - Throws: `PersistenceError` (operation `.save`) when the file could not be read, locked or written.
     @discardableResult
     public static func migrateFile() throws(PersistenceError) -> Bool {
-        let document = migrationDocument()
+        let document = PersistenceFile.document(forModel: _$persistedDocumentName, format: persistenceFormat).document
         let fields = _$persistedFields
         do {
             return try PersistenceContextOperation.$current.withValue(.save) {
@@ -86,19 +86,6 @@ extension Migratable where Self: PersistedModel {
         } catch {
             throw PersistenceError(documentName: _$persistedDocumentName, url: document.url, operation: .save,
                                    cause: .unencodableValue(key: nil, message: "\(error)"))
-        }
-    }
-
-    /// The model's document in the folder in effect here; a corrupt file is moved aside and reported.
-    private static func migrationDocument() -> PlistDocument<PlistDictionary?> {
-        let name = _$persistedDocumentName
-        let storage = PersistenceLocation.currentStorage
-        let url = PersistenceLocation.url(forDocument: name)
-        return PersistenceFile.document(PersistenceLocation.fileName(forDocument: name), in: storage,
-                                        format: persistenceFormat) { error, movedTo in
-            guard case .corrupt(_, let plistError) = error else { return }
-            PersistenceErrors.report(PersistenceError(documentName: name, url: url, operation: PersistenceContextOperation.current,
-                                                      cause: .corruptFile(plistError, movedTo: movedTo)))
         }
     }
 }

@@ -43,14 +43,7 @@ public enum PersistedModelDefault {
     public static func load<Model: PersistedModel>(_ type: Model.Type,
                                                    decode: (any Decoder) throws -> Model) throws(PersistenceError) -> Model {
         let name = Model._$persistedDocumentName
-        let url = PersistenceLocation.url(forDocument: name)
-        let document = PersistenceFile.document(PersistenceLocation.fileName(forDocument: name),
-                                                in: PersistenceLocation.currentStorage,
-                                                format: Model.persistenceFormat) { error, movedTo in
-            guard case .corrupt(_, let plistError) = error else { return }
-            PersistenceErrors.report(PersistenceError(documentName: name, url: url, operation: .load,
-                                                      cause: .corruptFile(plistError, movedTo: movedTo)))
-        }
+        let (document, url) = PersistenceFile.document(forModel: name, format: Model.persistenceFormat)
         var file: PlistDictionary
         do {
             file = try document.read() ?? [:]

@@ -27,6 +27,20 @@ enum PersistenceFile {
             encode: { new, _ in try new.map { try serialize($0, as: format) } }))
     }
 
+    /// The document `name` in the storage in effect here, for the static members that read it
+    /// (`default`, `migrate()`, `shouldMigrate`): a corrupt file is moved aside and reported through
+    /// `PersistenceErrors`, as an instance reports it.
+    static func document(forModel name: String, format: PersistenceFormat) -> (document: PlistDocument<PlistDictionary?>, url: URL) {
+        let url = PersistenceLocation.url(forDocument: name)
+        let document = Self.document(PersistenceLocation.fileName(forDocument: name), in: PersistenceLocation.currentStorage,
+                                     format: format) { error, movedTo in
+            guard case .corrupt(_, let plistError) = error else { return }
+            PersistenceErrors.report(PersistenceError(documentName: name, url: url, operation: PersistenceContextOperation.current,
+                                                      cause: .corruptFile(plistError, movedTo: movedTo)))
+        }
+        return (document, url)
+    }
+
     /// How long a model waits for another writer.
     static let timeout: Duration = FileLock.defaultTimeout
 

@@ -95,14 +95,6 @@ enum ModelCoding {
         ]
     }
 
-    /// Whether the class declares a designated (not `convenience`) initializer.
-    static func declaresDesignatedInitializer(_ classDecl: ClassDeclSyntax) -> Bool {
-        classDecl.memberBlock.members.contains { member in
-            guard let initializer = member.decl.as(InitializerDeclSyntax.self) else { return false }
-            return !initializer.modifiers.contains { $0.name.tokenKind == .keyword(.convenience) }
-        }
-    }
-
     /// Whether Swift gives the class an `init()`: it declares no designated (not `convenience`)
     /// initializer, and every stored property has an initial value or is an optional `var`.
     static func hasImplicitInitializer(_ classDecl: ClassDeclSyntax) -> Bool {
