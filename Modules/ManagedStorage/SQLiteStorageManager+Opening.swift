@@ -171,13 +171,7 @@ struct StoreOpener {
     }
 
     private func verifyColumns(_ pool: any DatabaseWriter) throws {
-        try pool.read { db in
-            for entity in resolved.entities {
-                let existing = Set(try db.columns(in: entity.name).map(\.name))
-                let missing = entity.columns.map { entity.properties[$0].name }.filter { !existing.contains($0) }
-                if !missing.isEmpty { throw StorageError.schemaMismatch(entity: entity.name, missingColumns: missing) }
-            }
-        }
+        try pool.read { db in try StoreSchemaCheck.verify(db, resolved) }
     }
 }
 

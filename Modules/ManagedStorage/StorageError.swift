@@ -29,6 +29,10 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case schemaNewerThanProgram(file: String, unknownVersions: [String])
     /// After migrating, a table lacks columns the entities declare.
     case schemaMismatch(entity: String, missingColumns: [String])
+    /// After migrating, the store's table for `entity` differs from the declarations in a way that
+    /// would make reads or writes fail: `column` (or the table itself, `nil`) is missing or is not
+    /// what the declaration makes it. Reported at open, before any fetch.
+    case schemaDiffers(entity: String, column: String?, expected: String, found: String)
     /// The store file was corrupt or not a database; it was moved aside and a fresh store opened.
     case corruptStoreMovedAside(file: String, movedTo: String, cause: String)
     /// The store could not be opened or created: the file and the cause.
@@ -63,6 +67,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             "\(file) was written by a newer program (unknown migrations: \(unknown.joined(separator: ", ")))"
         case .schemaMismatch(let entity, let missing):
             "the \(entity) table lacks the declared columns \(missing.joined(separator: ", ")); add a StorageSchemaVersion that creates them"
+        case .schemaDiffers(let entity, let column, let expected, let found):
+            "the store's \(entity) table\(column.map { ", column \($0)," } ?? "") is \(found), where the declarations make it \(expected); add a StorageSchemaVersion that changes it"
         case .corruptStoreMovedAside(let file, let movedTo, let cause):
             "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
         case .cannotOpen(let file, let cause):
