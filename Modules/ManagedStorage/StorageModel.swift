@@ -231,6 +231,9 @@ final class EntitySchema: @unchecked Sendable {
     lazy var selectList: String = (["\"id\""] + columns.map { SQL.quote(properties[$0].name) }).joined(separator: ", ")
 
     /// The statements that create the table and its indexes.
+    /// The name of the index on a to-one relationship's column (made by `createStatements`, checked at open).
+    func indexName(ofToOne property: String) -> String { "\(name)_\(property)" }
+
     var createStatements: [String] {
         var definitions = ["\"id\" INTEGER PRIMARY KEY AUTOINCREMENT"]
         var indexes: [String] = []
@@ -243,7 +246,7 @@ final class EntitySchema: @unchecked Sendable {
             case .toOne:
                 let target = property.target.map { SQL.quote($0.name) } ?? "\"\""
                 definitions.append("\(column) INTEGER REFERENCES \(target)(\"id\") DEFERRABLE INITIALLY DEFERRED")
-                indexes.append("CREATE INDEX \(SQL.quote("\(name)_\(property.name)")) ON \(quotedName)(\(column))")
+                indexes.append("CREATE INDEX \(SQL.quote(indexName(ofToOne: property.name))) ON \(quotedName)(\(column))")
             case .toMany:
                 break
             }

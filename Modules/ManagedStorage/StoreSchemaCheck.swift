@@ -48,15 +48,15 @@ enum StoreSchemaCheck {
             case .toOne:
                 let target = property.target?.name ?? ""
                 let expected = "INTEGER REFERENCES \"\(target)\"(\"id\"), indexed"
+                let indexed = indexes.contains(entity.indexName(ofToOne: property.name))
                 let references = foreignKeys.contains { key in
                     key.destinationTable == target && key.mapping.count == 1
                         && key.mapping[0].origin == property.name && key.mapping[0].destination == "id"
                 }
-                guard column.type.uppercased() == "INTEGER", !column.isNotNull, references,
-                      indexes.contains("\(entity.name)_\(property.name)") else {
+                guard column.type.uppercased() == "INTEGER", !column.isNotNull, references, indexed else {
                     throw StorageError.schemaDiffers(entity: entity.name, column: property.name, expected: expected,
                                                      found: describe(column) + (references ? "" : ", no such reference")
-                                                        + (indexes.contains("\(entity.name)_\(property.name)") ? "" : ", no index"))
+                                                        + (indexed ? "" : ", no index"))
                 }
             case .toMany:
                 continue
