@@ -112,11 +112,21 @@ struct StoreOpener {
         try FileManager.default.removeItem(at: migrationBackupURL)
     }
 
+    /// Creates the store, or brings it to the declarations: the pending versions, then the inferred
+    /// changes, as one unit (restored from a copy if any of it fails, or after a crash).
     private func migrate(_ pool: any DatabaseWriter) throws {
         let entities = resolved.entities
-        let fresh = try pool.read { db in
-            try !db.tableExists("grdb_migrations") && !entities.contains { try db.tableExists($0.name) }
+        let designs = resolved.designs
+        let latest = model.versions.last?.identifier ?? Self.creationVersion
+        let fingerprint = SchemaHistory.fingerprint(designs)
+        let (fresh, history) = try pool.read { db in
+            (try !db.tableExists("grdb_migrations") && !entities.contains { try db.tableExists($0.name) },
+             try SchemaHistory.read(db))
         }
+        // Tables and columns the toolkit made: the recorded models', and those this program's versions
+        // name. A store from before the history was recorded: nothing is dropped.
+        let versionModels = try model.versions.flatMap(\.models).map { try ResolvedModel($0).designs }
+        let owned: [String: Set<String>]? = history.isEmpty ? nil : SchemaHistory.owned(history, versionModels + [designs])
         let current = Mutex<String>("")
         var migrator = DatabaseMigrator()
         migrator.registerMigration(Self.creationVersion) { db in
@@ -124,12 +134,13 @@ struct StoreOpener {
             for entity in entities {
                 for statement in entity.createStatements { try db.execute(sql: statement) }
             }
+            try SchemaHistory.append(db, version: latest, model: designs)
         }
         for version in model.versions {
             migrator.registerMigration(version.identifier) { db in
                 current.withLock { $0 = version.identifier }
                 // A new store is created from the current declarations: older versions' changes are in it already.
-                if !fresh { try version.migrate(db) }
+                if !fresh { try apply(version, db, owned: owned) }
             }
         }
         let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
@@ -138,18 +149,84 @@ struct StoreOpener {
         guard unknown.isEmpty else {
             throw StorageError.schemaNewerThanProgram(file: path, unknownVersions: unknown.sorted())
         }
-        if !known.subtracting(applied).isEmpty {
+        // This program's model was recorded before the store's last one: a newer program migrated it.
+        if let last = history.last, last.version != latest || last.fingerprint != fingerprint,
+           let mine = history.firstIndex(where: { $0.version == latest && $0.fingerprint == fingerprint }) {
+            let later = history[(mine + 1)...].map { "the model \($0.fingerprint.prefix(12)) of version \($0.version)" }
+            throw StorageError.schemaNewerThanProgram(file: path, unknownVersions: Array(Set(later)).sorted())
+        }
+        let pending = !known.subtracting(applied).isEmpty
+        let recorded = history.last.map { $0.version == latest && $0.fingerprint == fingerprint } ?? false
+        if pending || (!fresh && !recorded) {
             let backedUp = !fresh
             if backedUp { try writeMigrationBackup(of: pool) }
             do {
                 try migrator.migrate(pool)
+                if !fresh {
+                    current.withLock { $0 = Self.inferredVersion }
+                    try inferAndRecord(pool, designs: designs, owned: owned, version: latest)
+                }
             } catch {
                 if backedUp { try restoreInterruptedMigration(into: pool) }
-                throw StorageError.migrationFailed(version: current.withLock { $0 }, underlying: "\(error)")
+                throw Self.migrationError(error, version: current.withLock { $0 })
             }
             if backedUp { try FileManager.default.removeItem(at: migrationBackupURL) }
         }
         try verifyColumns(pool)
+    }
+
+    /// What the identifier of the inferred changes is called in errors.
+    static let inferredVersion = "the changes inferred from the declarations"
+
+    /// The error a failed migration reports: an inferred change's own typed error, or
+    /// ``StorageError/migrationFailed(version:underlying:)`` naming the version that failed.
+    static func migrationError(_ error: any Error, version: String) -> StorageError {
+        if let error = error as? StorageError {
+            switch error {
+            case .migrationNeedsDefault, .migrationNeedsValue, .migrationBrokeRelationship, .migrationFailed, .schemaDiffers, .model:
+                return error
+            default: break
+            }
+        }
+        if let error = error as? DatabaseError {
+            return .migrationFailed(version: version, underlying: error.message ?? "\(error)")
+        }
+        return .migrationFailed(version: version, underlying: "\(error)")
+    }
+
+    /// Brings the store to `designs` in one transaction, with foreign keys off until it checks them,
+    /// and records the model.
+    private func inferAndRecord(_ pool: any DatabaseWriter, designs: [TableDesign], owned: [String: Set<String>]?,
+                                version: String) throws {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+            try db.inTransaction(.immediate) {
+                try InferredMigration(target: designs, owned: owned).apply(db)
+                try SchemaHistory.append(db, version: version, model: designs)
+                return .commit
+            }
+        }
+    }
+
+    /// Runs one pending version inside its transaction (GRDB's migrator turned foreign keys off and
+    /// checks them when it ends).
+    private func apply(_ version: StorageSchemaVersion, _ db: Database, owned: [String: Set<String>]?) throws {
+        switch version.change {
+        case .sql(let migrate):
+            try migrate(SchemaDatabase(db))
+        case .inferred(nil):
+            break
+        case .inferred(let entities?):
+            try InferredMigration(target: try ResolvedModel(entities).designs, owned: owned).apply(db)
+        case .custom(let from, let to, let stage):
+            let old = try ResolvedModel(from)
+            let new = try ResolvedModel(to)
+            try InferredMigration(target: old.designs, owned: owned).apply(db)
+            try InferredMigration(target: new.designs, owned: owned, additiveOnly: true).apply(db)
+            try CustomStage(old: from, new: new, report: report).run(db, stage)
+            try InferredMigration(target: new.designs, owned: owned).apply(db)
+        }
     }
 
     static let creationVersion = "ManagedStorage.create"

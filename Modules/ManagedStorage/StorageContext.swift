@@ -364,7 +364,8 @@ final class StorageContext: StorageType {
     }
 
     func loadObject<T: StorageEntity>(ofType type: T.Type, with objectID: StorageObjectID) -> T? {
-        guard objectID.entityName == T.entityName else { return nil }
+        // An object ID names the table (which a migration's old model may reach under a new name).
+        guard objectID.entityName == (model.byName[T.entityName]?.name ?? T.entityName) else { return nil }
         return object(ofType: type, rowID: objectID.rowID)
     }
 

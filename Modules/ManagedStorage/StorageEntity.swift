@@ -19,6 +19,9 @@ import Foundation
 public protocol StorageEntity: AnyObject, _ReadOnlyField, ReadOnlyConvertible where ReadOnlyField == StorageObjectID {
     /// The entity's table name (the class name unless `@StorageEntity(name:)` says otherwise).
     static var entityName: String { get }
+    /// The table's name in the previous version of the model, when the entity was renamed
+    /// (`@StorageEntity(originalName:)`): an inferred migration renames the table, keeping its rows.
+    static var originalEntityName: String? { get }
     /// The persisted properties, in declaration order (generated).
     static var _$properties: [StorageProperty<Self>] { get }
     /// The object's state (generated).
@@ -28,6 +31,8 @@ public protocol StorageEntity: AnyObject, _ReadOnlyField, ReadOnlyConvertible wh
 }
 
 extension StorageEntity {
+    public static var originalEntityName: String? { nil }
+
     /// The object's identifier: temporary until it is first saved, then permanent.
     public var objectID: StorageObjectID { _$backing.objectID }
     /// Whether the object was deleted in its storage.

@@ -33,6 +33,17 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     /// would make reads or writes fail: `column` (or the table itself, `nil`) is missing or is not
     /// what the declaration makes it. Reported at open, before any fetch.
     case schemaDiffers(entity: String, column: String?, expected: String, found: String)
+    /// A migration must add the non-optional `attribute` to `entity`'s existing rows, and the
+    /// declaration gives no value for them: declare one with `@Attribute(default:)`, make the
+    /// attribute optional, or fill it in a custom stage (``StorageSchemaVersion/custom(_:from:to:stage:)``).
+    /// The store is unchanged.
+    case migrationNeedsDefault(entity: String, attribute: String)
+    /// A migration makes `attribute` non-optional, and `rows` rows of `entity` hold no value for it;
+    /// the store is unchanged.
+    case migrationNeedsValue(entity: String, attribute: String, rows: Int)
+    /// After a migration, `rows` rows of `entity` point through `relationship` at no `target` (a
+    /// relationship that now points at another entity); the store is unchanged.
+    case migrationBrokeRelationship(entity: String, relationship: String, target: String, rows: Int)
     /// The store file was corrupt or not a database; it was moved aside and a fresh store opened.
     case corruptStoreMovedAside(file: String, movedTo: String, cause: String)
     /// The store could not be opened or created: the file and the cause.
@@ -69,6 +80,12 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             "the \(entity) table lacks the declared columns \(missing.joined(separator: ", ")); add a StorageSchemaVersion that creates them"
         case .schemaDiffers(let entity, let column, let expected, let found):
             "the store's \(entity) table\(column.map { ", column \($0)," } ?? "") is \(found), where the declarations make it \(expected); add a StorageSchemaVersion that changes it"
+        case .migrationNeedsDefault(let entity, let attribute):
+            "the migration adds \(entity).\(attribute) to existing rows but it is not optional and declares no default; declare @Attribute(default:), make it optional, or fill it in a custom stage (the store is unchanged)"
+        case .migrationNeedsValue(let entity, let attribute, let rows):
+            "the migration makes \(entity).\(attribute) non-optional, but \(rows) rows hold no value for it; declare @Attribute(default:) or fill it in a custom stage (the store is unchanged)"
+        case .migrationBrokeRelationship(let entity, let relationship, let target, let rows):
+            "after the migration, \(rows) rows of \(entity) point through \(relationship) at no \(target) (the store is unchanged)"
         case .corruptStoreMovedAside(let file, let movedTo, let cause):
             "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
         case .cannotOpen(let file, let cause):

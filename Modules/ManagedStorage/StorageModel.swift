@@ -5,12 +5,24 @@ import GRDB
 ///
 /// The entities' declarations are the current schema. A new store is created from them directly, and
 /// every listed version counts as applied. An existing store runs, in order, the versions it has not
-/// applied yet, all of them as one unit; afterwards its tables must have every declared column.
+/// applied yet, then the changes inferred from the declarations (an added, removed or renamed
+/// attribute, relationship or entity), all of it as one unit; afterwards its tables must be what the
+/// declarations make them.
+///
+/// Most changes need no version at all: change the entity, and the store follows at the next open.
+/// List a version for what cannot be inferred (a custom stage), for SQL of your own, or to mark a
+/// released model so that older programs refuse the store:
 ///
 /// ```swift
-/// let model = StorageModel(entities: [Order.self, OrderItem.self], versions: [
-///     StorageSchemaVersion("2-order-note") { db in
-///         try db.execute(sql: #"ALTER TABLE "Order" ADD COLUMN "note" TEXT"#)
+/// let model = StorageModel(entities: [Order.self, Customer.self], versions: [
+///     .inferred("2-customers"),
+///     .custom("3-split-name", from: [V2.Customer.self], to: [Customer.self]) { old, new in
+///         for customer in old.allObjects(ofType: V2.Customer.self) {
+///             let parts = customer.name.split(separator: " ", maxSplits: 1)
+///             let copy = new.loadObject(ofType: Customer.self, with: customer.objectID)
+///             copy?.givenName = parts.first.map(String.init) ?? ""
+///             copy?.familyName = parts.dropFirst().first.map(String.init) ?? ""
+///         }
 ///     },
 /// ])
 /// ```
@@ -32,40 +44,27 @@ public struct StorageModel: Sendable {
     }
 }
 
-/// One migration: an identifier recorded in the store once applied, and the change it makes.
-///
-/// The closure runs inside the unit of all pending migrations; if it throws, the store is restored to
-/// exactly what it was before the first of them and the error reaches the caller as
-/// ``StorageError/migrationFailed(version:underlying:)``.
-public struct StorageSchemaVersion: Sendable {
-    /// The identifier recorded in the store (GRDB's `grdb_migrations` table).
-    public let identifier: String
-    let migrate: @Sendable (Database) throws -> Void
-
-    /// A version named `identifier` whose change is `migrate`.
-    public init(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
-        self.identifier = identifier
-        self.migrate = migrate
-    }
-}
-
 /// Every entity of a model with its table layout and relationships resolved.
 final class ResolvedModel: @unchecked Sendable {
     let entities: [EntitySchema]
     let byName: [String: EntitySchema]
 
-    init(_ types: [any StorageEntity.Type]) throws(StorageError) {
+    /// The model of `types`. `placedAs` maps an entity's declared name to the table (and its
+    /// property names to the columns) it is stored in, when these differ: a custom migration stage's
+    /// old model, whose tables and columns the stage's new model renamed. Lookups (``byName``) stay
+    /// by declared name.
+    init(_ types: [any StorageEntity.Type], placedAs placement: [String: TablePlacement] = [:]) throws(StorageError) {
         var schemas: [EntitySchema] = []
         var byName: [String: EntitySchema] = [:]
         for type in types {
-            let schema = EntitySchema(type)
-            guard byName[schema.name] == nil else { throw .model("the entity \(schema.name) is listed twice") }
+            let schema = EntitySchema(type, placement: placement[type.entityName])
+            guard byName[type.entityName] == nil else { throw .model("the entity \(type.entityName) is listed twice") }
             let lowered = schema.name.lowercased()
-            guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("grdb_") else {
+            guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("grdb_"), !lowered.hasPrefix(SchemaHistory.reservedPrefix) else {
                 throw .model("the entity name \(schema.name) is reserved for the store's own tables")
             }
             schemas.append(schema)
-            byName[schema.name] = schema
+            byName[type.entityName] = schema
         }
         try Self.link(schemas, byName: byName)
         self.entities = schemas
@@ -156,10 +155,25 @@ struct IncomingReference {
     let property: Int
 }
 
+/// Where an entity's rows are when its table or columns are not named as it declares them.
+struct TablePlacement {
+    var table: String
+    /// Property name to column name, for the renamed ones.
+    var columns: [String: String]
+}
+
+/// The table designs of a model's entities, in order.
+extension ResolvedModel {
+    var designs: [TableDesign] { entities.map(\.design) }
+}
+
 /// One property's place in the table and, for relationships, its resolved other end.
 struct PropertySchema {
+    /// The column's name (the property's, unless a ``TablePlacement`` says otherwise).
     let name: String
     let kind: PropertyKind
+    /// The name in the previous model version (`originalName:`), for migrations.
+    var originalName: String? = nil
     /// The inverse property's index in ``target``.
     var inverse: Int?
     var target: EntitySchema?
@@ -196,12 +210,19 @@ final class EntitySchema: @unchecked Sendable {
     let insertSQL: String
     let quotedName: String
 
-    init<T: StorageEntity>(_ type: T.Type) {
-        name = T.entityName
-        let quoted = SQL.quote(T.entityName)
+    /// The table's name in the previous model version (`@StorageEntity(originalName:)`).
+    let originalName: String?
+
+    init<T: StorageEntity>(_ type: T.Type, placement: TablePlacement? = nil) {
+        name = placement?.table ?? T.entityName
+        originalName = T.originalEntityName
+        let quoted = SQL.quote(name)
         quotedName = quoted
         let declared = T._$properties
-        let properties = declared.map { PropertySchema(name: $0.name, kind: $0.kind, inverse: nil, target: nil) }
+        let properties = declared.map {
+            PropertySchema(name: placement?.columns[$0.name] ?? $0.name, kind: $0.kind, originalName: $0.originalName,
+                           inverse: nil, target: nil)
+        }
         self.properties = properties
         var keyPaths: [AnyKeyPath: Int] = [:]
         for (index, property) in declared.enumerated() { keyPaths[property.keyPath] = index }
@@ -210,7 +231,7 @@ final class EntitySchema: @unchecked Sendable {
         let columns = properties.indices.filter { properties[$0].isColumn }
         self.columns = columns
         toOneIndexes = columns.filter { if case .toOne = declared[$0].kind { true } else { false } }
-        let names = columns.map { SQL.quote(declared[$0].name) }
+        let names = columns.map { SQL.quote(properties[$0].name) }
         insertSQL = names.isEmpty ? "INSERT INTO \(quoted) DEFAULT VALUES"
             : "INSERT INTO \(quoted) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
     }
@@ -230,29 +251,28 @@ final class EntitySchema: @unchecked Sendable {
     /// `"id", "a", "b"`: the columns a fetch reads, the row id first.
     lazy var selectList: String = (["\"id\""] + columns.map { SQL.quote(properties[$0].name) }).joined(separator: ", ")
 
-    /// The statements that create the table and its indexes.
     /// The name of the index on a to-one relationship's column (made by `createStatements`, checked at open).
-    func indexName(ofToOne property: String) -> String { "\(name)_\(property)" }
+    func indexName(ofToOne property: String) -> String { TableDesign.indexName(table: name, column: property) }
 
-    var createStatements: [String] {
-        var definitions = ["\"id\" INTEGER PRIMARY KEY AUTOINCREMENT"]
-        var indexes: [String] = []
-        for index in columns {
+    /// The table as the declarations make it (needs the model's links: a to-one column names its target).
+    var design: TableDesign {
+        TableDesign(name: name, columns: columns.map { index in
             let property = properties[index]
-            let column = SQL.quote(property.name)
             switch property.kind {
             case .attribute(let info):
-                definitions.append("\(column) \(info.columnType.rawValue)\(info.isOptional ? "" : " NOT NULL")")
-            case .toOne:
-                let target = property.target.map { SQL.quote($0.name) } ?? "\"\""
-                definitions.append("\(column) INTEGER REFERENCES \(target)(\"id\") DEFERRABLE INITIALLY DEFERRED")
-                indexes.append("CREATE INDEX \(SQL.quote(indexName(ofToOne: property.name))) ON \(quotedName)(\(column))")
-            case .toMany:
-                break
+                return ColumnDesign(name: property.name, type: info.columnType.rawValue, notNull: !info.isOptional,
+                                    defaultSQL: info.declaredDefault.map(SQL.literal), references: nil,
+                                    originalName: property.originalName)
+            case .toOne(let relation), .toMany(let relation):
+                return ColumnDesign(name: property.name, type: "INTEGER", notNull: false, defaultSQL: nil,
+                                    references: property.target?.name ?? relation.targetName,
+                                    originalName: property.originalName)
             }
-        }
-        return ["CREATE TABLE \(quotedName) (\(definitions.joined(separator: ", "))) STRICT"] + indexes
+        }, originalName: originalName)
     }
+
+    /// The statements that create the table and its indexes.
+    var createStatements: [String] { design.createStatements }
 }
 
 /// SQL text helpers.
@@ -260,5 +280,20 @@ enum SQL {
     /// `name` as a quoted identifier.
     static func quote(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `value` as an SQL literal (a column's `DEFAULT`).
+    static func literal(_ value: StorageValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return "\(v)"
+        case .real(let v):
+            if v.isNaN { return "NULL" }
+            if v.isInfinite { return v < 0 ? "-9e999" : "9e999" }
+            let text = "\(v)"
+            return text.contains(".") || text.contains("e") ? text : text + ".0"
+        case .text(let v): return "'" + v.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let v): return "X'" + v.map { String(format: "%02X", $0) }.joined() + "'"
+        }
     }
 }

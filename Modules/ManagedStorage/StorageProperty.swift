@@ -20,26 +20,40 @@ public struct StorageProperty<Entity: StorageEntity> {
     let name: String
     let keyPath: PartialKeyPath<Entity>
     let kind: PropertyKind
+    /// The name the property had in the previous version of the model (`@Attribute(originalName:)`,
+    /// `@Relationship(originalName:)`): an inferred migration renames its column instead of dropping
+    /// it and adding a new one.
+    let originalName: String?
 
     /// An attribute: one column holding a ``StorageAttribute`` value.
-    public static func property<V: StorageAttribute>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Entity, V>) -> Self {
-        Self(name: name, keyPath: keyPath, kind: .attribute(AttributeInfo(V.self)))
+    ///
+    /// - Parameters:
+    ///   - originalName: The column's name in the previous model version, when the property was renamed.
+    ///   - defaultValue: The value of a new object, and of existing rows when a migration adds the
+    ///     column (`@Attribute(default:)`); without it a new object starts at the type's default, and
+    ///     a migration cannot add the column if it is not optional.
+    public static func property<V: StorageAttribute>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Entity, V>,
+                                                     originalName: String? = nil, default defaultValue: V? = nil) -> Self {
+        Self(name: name, keyPath: keyPath, kind: .attribute(AttributeInfo(V.self, declaredDefault: defaultValue)),
+             originalName: originalName)
     }
 
     /// A to-one relationship: a column holding the related object's row.
     public static func property<T: StorageEntity>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Entity, T?>,
                                                   deleteRule: DeleteRule = .nullify,
-                                                  inverse: PartialKeyPath<T>? = nil) -> Self {
+                                                  inverse: PartialKeyPath<T>? = nil, originalName: String? = nil) -> Self {
         Self(name: name, keyPath: keyPath,
-             kind: .toOne(RelationshipInfo(target: T.self, targetName: T.entityName, inverse: inverse, deleteRule: deleteRule)))
+             kind: .toOne(RelationshipInfo(target: T.self, targetName: T.entityName, inverse: inverse, deleteRule: deleteRule)),
+             originalName: originalName)
     }
 
     /// A to-many relationship: the objects whose inverse to-one relationship points at this one.
     public static func property<T: StorageEntity>(_ name: String, _ keyPath: ReferenceWritableKeyPath<Entity, [T]>,
                                                   deleteRule: DeleteRule = .nullify,
-                                                  inverse: PartialKeyPath<T>? = nil) -> Self {
+                                                  inverse: PartialKeyPath<T>? = nil, originalName: String? = nil) -> Self {
         Self(name: name, keyPath: keyPath,
-             kind: .toMany(RelationshipInfo(target: T.self, targetName: T.entityName, inverse: inverse, deleteRule: deleteRule)))
+             kind: .toMany(RelationshipInfo(target: T.self, targetName: T.entityName, inverse: inverse, deleteRule: deleteRule)),
+             originalName: originalName)
     }
 }
 
@@ -53,17 +67,22 @@ enum PropertyKind {
 struct AttributeInfo: @unchecked Sendable {
     let columnType: StorageColumnType
     let isOptional: Bool
+    /// The value of a new object: the declared default, or the type's.
     let defaultValue: StorageValue
+    /// The default declared with `@Attribute(default:)`: the column's SQL `DEFAULT`, and what a
+    /// migration fills existing rows with.
+    let declaredDefault: StorageValue?
     let typeName: String
     /// Whether a stored value decodes as the property's type.
     let accepts: (StorageValue) -> Bool
     /// The stored value as the property's type would print it (a results section's name); `""` for `nil`.
     let describe: (StorageValue) -> String
 
-    init<V: StorageAttribute>(_ type: V.Type) {
+    init<V: StorageAttribute>(_ type: V.Type, declaredDefault: V? = nil) {
         columnType = V.columnType
         isOptional = V.isOptional
-        defaultValue = V.storageDefault.storageValue
+        self.declaredDefault = declaredDefault?.storageValue
+        defaultValue = declaredDefault?.storageValue ?? V.storageDefault.storageValue
         typeName = String(describing: V.self)
         accepts = { V.decode($0) != nil }
         describe = { value in

@@ -10,7 +10,8 @@ public struct StorageEntityMacro {}
 struct StoredProperty {
     let name: String
     let type: String
-    /// `deleteRule: .cascade, inverse: \X.y` from `@Relationship(...)`, verbatim.
+    /// `deleteRule: .cascade, inverse: \X.y` from `@Relationship(...)`, or `originalName: "a", default: 1`
+    /// from `@Attribute(...)`: the descriptor's extra arguments.
     let relationshipArguments: String?
 }
 
@@ -23,6 +24,10 @@ extension StorageEntityMacro {
                   let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed.text,
                   let type = binding.typeAnnotation?.type.trimmedDescription else { return nil }
             var arguments: String?
+            if let attribute = variable.attribute(named: "Attribute"), case .argumentList(let list)? = attribute.arguments {
+                // `originalName:` and `default:`, passed on verbatim: the property's type checks the default.
+                arguments = list.map { $0.with(\.trailingComma, nil).trimmedDescription }.joined(separator: ", ")
+            }
             if let attribute = variable.attribute(named: "Relationship") {
                 var parts: [String] = []
                 if case .argumentList(let list)? = attribute.arguments {
@@ -112,6 +117,12 @@ extension StorageEntityMacro: MemberMacro {
            let value = literal.representedLiteralValue {
             entityName = value
         }
+        var originalName: String?
+        if case .argumentList(let arguments)? = node.arguments,
+           let argument = arguments.first(where: { $0.label?.text == "originalName" }),
+           let literal = argument.expression.as(StringLiteralExprSyntax.self) {
+            originalName = literal.representedLiteralValue
+        }
         let properties = storedProperties(classDecl)
         let descriptors = properties.map { property -> String in
             let extra = property.relationshipArguments.map { $0.isEmpty ? "" : ", " + $0 } ?? ""
@@ -124,7 +135,11 @@ extension StorageEntityMacro: MemberMacro {
             .joined(separator: "\n")
         let conversions = (["objectID: _$backing.permanentObjectID()"] + properties.map { "\($0.name): ManagedStorage._readOnlyValue(self.\($0.name))" })
             .joined(separator: ", ")
-        return [
+        var members: [DeclSyntax] = []
+        if let originalName {
+            members.append("\(raw: access)static var originalEntityName: String? { \(raw: literal(originalName)) }")
+        }
+        return members + [
             "\(raw: access)typealias ReadOnlyField = ManagedStorage.StorageObjectID",
             "\(raw: access)let _$backing: ManagedStorage.EntityBacking",
             "\(raw: access)init(_$backing: ManagedStorage.EntityBacking) { self._$backing = _$backing }",
@@ -207,7 +222,7 @@ public struct StoragePropertyMacro: AccessorMacro {
     }
 }
 
-/// `@Relationship` and `@Transient`: markers that expand to nothing; `@StorageEntity` reads them.
+/// `@Relationship`, `@Attribute` and `@Transient`: markers that expand to nothing; `@StorageEntity` reads them.
 public struct StorageMarkerMacro: PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [DeclSyntax] {
