@@ -92,6 +92,8 @@ public final class EntityBacking {
     /// Values are checked when a row is read, so this is only reachable through a bug: report, never trap.
     @usableFromInline
     func badValue<V: StorageAttribute>(_ index: Int) -> V {
+        // A column a custom migration stage has yet to fill (see `StorageContext.fillsNewColumns`).
+        if context?.fillsNewColumns == true, values[index] == .null { return V.storageDefault }
         context?.record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
                                   found: values[index].description))
         return V.storageDefault

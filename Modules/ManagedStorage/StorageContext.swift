@@ -163,11 +163,16 @@ final class StorageContext: StorageType {
         return refreshOrMake(existing, schema, rowID: rowID, values: values, register: true)
     }
 
+    /// A custom migration stage's new storage: the non-optional columns the migration added are still
+    /// empty (`NULL`) until the stage fills them. Such a value reads as its type's default, and stays
+    /// `NULL` in the store unless the stage sets it (the migration then refuses the row).
+    var fillsNewColumns = false
+
     func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
         for check in schema.columnChecks {
             let value = values[check.index]
             if let accepts = check.accepts {
-                if accepts(value) { continue }
+                if accepts(value) || (fillsNewColumns && value == .null) { continue }
             } else {
                 // A to-one relationship: a row id or NULL.
                 switch value {

@@ -21,6 +21,7 @@ struct CustomStage {
         let oldModel = try ResolvedModel(old, placedAs: placement)
         let oldStorage = StorageContext(model: oldModel, access: .writer(StatementCache(connection: connection)), report: report)
         let newStorage = StorageContext(model: new, access: .writer(StatementCache(connection: connection)), report: report)
+        newStorage.fillsNewColumns = true
         // Ended before the rest of the migration drops or rebuilds tables (their statements are finalized).
         defer {
             oldStorage.end()

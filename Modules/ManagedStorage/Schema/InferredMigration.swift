@@ -131,7 +131,7 @@ struct InferredMigration {
                 + (column.defaultSQL.map { " DEFAULT \($0)" } ?? "")
         }
         let counter = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.name])
-        let ours = Set(table.indexes.map(\.name))
+        let ours = ourIndexNames(table)
         let saved = try Row.fetchAll(db, sql: """
             SELECT name, sql FROM sqlite_schema WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL
             """, arguments: [table.name]).filter { !ours.contains($0["name"] as String) }
@@ -183,17 +183,22 @@ struct InferredMigration {
         }
     }
 
+    /// The names the toolkit's to-one indexes on `table` may have: "<table>_<column>" for any name the
+    /// table or a column of it had. Other indexes are the program's own, kept (and recreated by a rebuild).
+    private func ourIndexNames(_ table: TableDesign) -> Set<String> {
+        let tableNames = [table.name] + (table.originalName.map { [$0] } ?? [])
+        var columnNames = Set(table.columns.map(\.name) + table.columns.compactMap(\.originalName))
+        columnNames.formUnion(ownedColumns(table))
+        return Set(tableNames.flatMap { name in columnNames.map { TableDesign.indexName(table: name, column: $0) } })
+    }
+
     /// Creates the to-one indexes the design has and drops the toolkit's ones it no longer has.
     private func syncIndexes(_ table: TableDesign, _ db: Database) throws -> [String] {
         guard let existing = try StoreTable.read(db, table.name) else { return [] }
         var changes: [String] = []
         let expected = table.indexes
         let expectedNames = Set(expected.map(\.name))
-        // The toolkit's index names: "<table>_<column>" for any name the table or a column had.
-        let tableNames = [table.name] + (table.originalName.map { [$0] } ?? [])
-        var columnNames = Set(table.columns.map(\.name) + table.columns.compactMap(\.originalName))
-        columnNames.formUnion(ownedColumns(table))
-        let ours = Set(tableNames.flatMap { name in columnNames.map { TableDesign.indexName(table: name, column: $0) } })
+        let ours = ourIndexNames(table)
         for index in existing.indexes where index.isCreated && ours.contains(index.name) && !expectedNames.contains(index.name) && !additiveOnly {
             try db.execute(sql: "DROP INDEX \(SQL.quote(index.name))")
             changes.append("dropped index \(index.name)")
