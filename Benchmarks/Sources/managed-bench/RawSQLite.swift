@@ -5,7 +5,14 @@ import GRDBSQLite
 final class RawSQLite {
     let db: OpaquePointer
 
-    init(path: String) throws {
+    /// The orders' table, created by default.
+    static let ordersTable = """
+        CREATE TABLE IF NOT EXISTS "BenchOrder" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "orderID" INTEGER NOT NULL,
+        "status" TEXT NOT NULL, "total" REAL NOT NULL, "dateCreated" REAL NOT NULL, "note" TEXT) STRICT
+        """
+
+    /// Opens (or creates) `path` with the settings below and runs `schema` (nothing when `nil`).
+    init(path: String, schema: String? = RawSQLite.ordersTable) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle else {
             throw BenchError("cannot open \(path)")
@@ -13,10 +20,7 @@ final class RawSQLite {
         db = handle
         // The same settings as ManagedStorage's default: WAL, synchronous FULL.
         try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
-        try exec("""
-            CREATE TABLE IF NOT EXISTS "BenchOrder" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "orderID" INTEGER NOT NULL,
-            "status" TEXT NOT NULL, "total" REAL NOT NULL, "dateCreated" REAL NOT NULL, "note" TEXT) STRICT
-            """)
+        if let schema { try exec(schema) }
     }
 
     deinit { sqlite3_close_v2(db) }

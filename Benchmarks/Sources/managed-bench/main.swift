@@ -9,6 +9,8 @@
 // 4. A ResultsController over N rows in sections: one row changed in this process, time to the
 //    callbacks; one row changed by another connection (the path another process's commit takes);
 //    the memory the controller holds per row.
+// 5. Migrating a store of N rows (one attribute added with a default, one renamed) as its open does,
+//    against the same two ALTER TABLEs by hand, three times (MigrationBench.swift).
 import BenchSupport
 import Foundation
 import HeapUsage
@@ -175,6 +177,9 @@ print(String(format: "read on viewStorage during a %.2f s write of %d rows: %.2f
 
 // 4. Live results.
 await liveResults()
+
+// 5. Migration.
+await migrationBench()
 
 @MainActor func liveResults() async {
     do {
