@@ -13,6 +13,9 @@
 //                               prints "reads N torn T"
 //     open FOLDER               opens the store; prints "orders N"
 //     insert FOLDER ID BYTES    inserts one order whose note has BYTES characters; prints "inserted ID"
+//     migrate FOLDER            prints "ready migrating", opens the ledger store of FOLDER with
+//                               `ledgerModelV2` (migrating a version-1 store), prints "migrated MS",
+//                               then waits to be killed (the test kills it at random moments)
 //
 // `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`.
 import Foundation
@@ -49,6 +52,19 @@ let folder = URL(fileURLWithPath: arguments[1])
 var configuration = StorageConfiguration(name: "Store", folder: folder)
 configuration.busyTimeout = .seconds(60)
 configuration.onError = { error in FileHandle.standardError.write(Data("reported: \(error)\n".utf8)) }
+if command == "migrate" {
+    options.waitForGate()
+    say("ready migrating")
+    let started = ContinuousClock.now
+    do {
+        _ = try SQLiteStorageManager(model: ledgerModelV2, configuration: configuration)
+    } catch {
+        fail(error)
+    }
+    let elapsed = ContinuousClock.now - started
+    say("migrated \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
+    while true { sleep(60) }
+}
 let manager: SQLiteStorageManager
 do {
     manager = try SQLiteStorageManager(model: testModel, configuration: configuration)

@@ -14,6 +14,7 @@ let storageMacros: [String: MacroSpec] = [
     "_StorageProperty": MacroSpec(type: StoragePropertyMacro.self),
     "Relationship": MacroSpec(type: StorageMarkerMacro.self),
     "Transient": MacroSpec(type: StorageMarkerMacro.self),
+    "Attribute": MacroSpec(type: StorageMarkerMacro.self),
 ]
 
 /// Expands `source` and returns the expanded text and the diagnostics' messages.
@@ -73,6 +74,38 @@ func normalized(_ text: String) -> String {
             """)
         #expect(text.contains(normalized("static var entityName: String { \"orders_v2\" }")))
         #expect(!text.contains("public let _$backing"), "an internal class gets internal members")
+    }
+
+    @Test func migrationHintsReachTheDescriptors() {
+        let (text, diagnostics) = expand("""
+            @StorageEntity(name: "Client", originalName: "Customer")
+            final class Client {
+                @Attribute(originalName: "name")
+                var fullName: String
+                @Attribute(default: 1)
+                var priority: Int
+                @Attribute(originalName: "state", default: OrderStatus.pending)
+                var status: OrderStatus
+                @Relationship(deleteRule: .cascade, originalName: "buyer")
+                var owner: Person?
+                var plain: String?
+            }
+            """)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+        for expected in [
+            "static var originalEntityName: String? { \"Customer\" }",
+            "static var entityName: String { \"Client\" }",
+            ".property(\"fullName\", \\Client.fullName, originalName: \"name\")",
+            ".property(\"priority\", \\Client.priority, default: 1)",
+            ".property(\"status\", \\Client.status, originalName: \"state\", default: OrderStatus.pending)",
+            ".property(\"owner\", \\Client.owner, deleteRule: .cascade, originalName: \"buyer\")",
+            ".property(\"plain\", \\Client.plain)",
+            "get { _$backing.get(1) }",
+        ] {
+            #expect(text.contains(normalized(expected)), "missing \(expected) in\n\(text)")
+        }
+        #expect(!expand("@StorageEntity final class A { var x: Int }").text.contains("originalEntityName"),
+                "an entity that was not renamed keeps the protocol's nil")
     }
 
     @Test func whatCannotBeStoredIsDiagnosed() {

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import ManagedStorage
+import ManagedTestModel
+import Testing
+import TestSupport
+
+/// A process killed at random moments while it migrates a store of 100,000 rows (a rename, an added
+/// attribute and a removed one: the table is rebuilt) leaves the old store or the new one, never a mix.
+///
+/// After each kill, the old program (version 1) opens the store: either it opens, restoring the copy
+/// taken before migrating if the migration did not finish, and holds the old rows exactly; or it is
+/// refused as a store a newer program migrated, and the new program then finds the new rows exactly.
+@Suite struct MigrationCrashTests {
+    static let entries = 100_000
+
+    static func configuration(_ folder: URL) -> StorageConfiguration {
+        var configuration = StorageConfiguration(name: "Store", folder: folder)
+        configuration.onError = { _ in }
+        return configuration
+    }
+
+    /// count, sum(code), sum(length(text column)), sum(amount), the links to accounts, and how many
+    /// account names are upper-cased (none in the old store, all 10 in the new one): the whole store
+    /// in a few numbers, computed by SQLite.
+    static func digest(_ folder: URL, text: String) throws -> [Double] {
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("Store.sqlite").path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), sum("code"), sum(length("\(text)")), sum("amount"), sum("account" % 10),
+                       (SELECT count(*) FROM "Account" WHERE "name" = upper("name"))
+                FROM "Entry"
+                """)!
+            return (0..<6).map { Double((row[$0] as Double?) ?? -1) }
+        }
+    }
+
+    static func columns(_ folder: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("Store.sqlite").path)
+        defer { try? queue.close() }
+        return try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('Entry') ORDER BY name") }
+    }
+
+    @Test func aKillDuringAMigrationOf100kRowsLeavesTheOldStoreOrTheNewOne() async throws {
+        let temp = try TemporaryFolder(prefix: "managed-migration-kill")
+        let pristine = temp.folder("pristine")
+        try FileManager.default.createDirectory(at: pristine, withIntermediateDirectories: true)
+        try fillLedgerV1(try SQLiteStorageManager(model: ledgerModelV1, configuration: Self.configuration(pristine)),
+                         entries: Self.entries)
+        let oldDigest = try Self.digest(pristine, text: "title")
+        #expect(oldDigest[0] == Double(Self.entries))
+        let trial = temp.folder("trial")
+        func reset() throws {
+            try? FileManager.default.removeItem(at: trial)
+            try FileManager.default.createDirectory(at: trial, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: pristine.appendingPathComponent("Store.sqlite"),
+                                             to: trial.appendingPathComponent("Store.sqlite"))
+        }
+
+        // One migration to the end: how long it takes (the kills land within 1.2 times that), and
+        // what the new store holds.
+        try reset()
+        let faults = try ProcessFaults(program: "managed-probe", deadline: .seconds(300))
+        let whole = try ChildProcess.start(faults.program, ["migrate", trial.path])
+        let migrated = try await whole.waitForLine(deadline: .now + .seconds(300)) { $0.hasPrefix("migrated ") }
+        whole.kill(SIGKILL)
+        _ = try await whole.waitForExit(deadline: .now + .seconds(60))
+        let milliseconds = Int(migrated.split(separator: " ")[1]) ?? 1000
+        let newDigest = try Self.digest(trial, text: "label")
+        var expectedNew = oldDigest
+        expectedNew[5] = 10
+        #expect(newDigest == expectedNew, "the new store holds every row, renamed column and link")
+        #expect(try Self.columns(trial) == ["account", "amount", "code", "id", "label", "revision"])
+        print("MigrationCrashTests: migrating \(Self.entries) rows took \(milliseconds) ms in the probe")
+
+        var old = 0, new = 0, restored = 0
+        try await faults.killAtRandomMoments(label: "managed migration of \(Self.entries) rows", trials: 40,
+                                             maxPause: .milliseconds(milliseconds * 6 / 5 + 20),
+                                             arguments: { _ in
+                                                 try? reset()
+                                                 return ["migrate", trial.path]
+                                             },
+                                             ready: { $0 == "ready migrating" }) { kill in
+            if FileManager.default.fileExists(atPath: trial.appendingPathComponent("Store.sqlite.before-migration").path) {
+                restored += 1
+            }
+            do {
+                _ = try SQLiteStorageManager(model: ledgerModelV1, configuration: Self.configuration(trial))
+                #expect(try Self.columns(trial) == ["account", "amount", "code", "id", "memo", "title"], "\(kill)")
+                #expect(try Self.digest(trial, text: "title") == oldDigest, "the old store, whole: \(kill)")
+                old += 1
+            } catch StorageError.schemaNewerThanProgram {
+                _ = try SQLiteStorageManager(model: ledgerModelV2, configuration: Self.configuration(trial))
+                #expect(try Self.columns(trial) == ["account", "amount", "code", "id", "label", "revision"], "\(kill)")
+                #expect(try Self.digest(trial, text: "label") == expectedNew, "the new store, whole: \(kill)")
+                new += 1
+            }
+        }
+        print("MigrationCrashTests: \(old) kills left the old store (\(restored) restored from the copy), \(new) the new one")
+        #expect(old + new == 40)
+        #expect(restored >= 1, "at least one kill landed while the migration ran")
+    }
+}
