@@ -1,6 +1,10 @@
 import Foundation
 import ManagedStorage
 
+// The model's second version. Against the first (`OrdersV1`), it renames `OrderItem.price` to
+// `unitPrice`, adds `Order.currency` (every existing order gets "USD"), and adds `Customer` with its
+// orders. Nothing else is written for it: opening a version-1 store migrates it (see `OrdersStore`).
+
 /// An order, as WooCommerce's `Storage.Order` keeps it (a few of its attributes).
 @StorageEntity
 public final class Order {
@@ -9,8 +13,13 @@ public final class Order {
     public var dateCreated: Date
     public var total: Double
     public var customerNote: String?
+    /// Added in version 2.
+    @Attribute(default: "USD")
+    public var currency: String
     @Relationship(deleteRule: .cascade)
     public var items: [OrderItem]
+    /// Added in version 2.
+    public var customer: Customer?
 }
 
 /// One line of an order.
@@ -19,15 +28,29 @@ public final class OrderItem {
     public var itemID: Int64
     public var name: String
     public var quantity: Int
-    public var price: Double
+    /// `price` in version 1: renamed, its values kept.
+    @Attribute(originalName: "price")
+    public var unitPrice: Double
     public var order: Order?
+}
+
+/// Who placed orders (added in version 2).
+@StorageEntity
+public final class Customer {
+    public var name: String
+    public var email: String?
+    @Relationship(deleteRule: .nullify)
+    public var orders: [Order]
 }
 
 /// The orders store: one file, `Orders.sqlite`.
 public enum OrdersStore {
-    public static let model = StorageModel(entities: [Order.self, OrderItem.self])
+    /// The current model. `2-customers` marks the second release: a version-1 program refuses a store
+    /// this one migrated, instead of reading it as its own.
+    public static let model = StorageModel(entities: [Order.self, OrderItem.self, Customer.self],
+                                           versions: [.inferred("2-customers")])
 
-    /// Opens the store in `folder`.
+    /// Opens the store in `folder`, migrating a version-1 store.
     public static func open(folder: URL) throws -> SQLiteStorageManager {
         try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Orders", folder: folder))
     }

@@ -43,7 +43,7 @@ public enum OrderImport {
                         item.itemID = itemRecord.itemID
                         item.name = itemRecord.name
                         item.quantity = itemRecord.quantity
-                        item.price = itemRecord.price
+                        item.unitPrice = itemRecord.price
                         item.order = order
                     }
                 }

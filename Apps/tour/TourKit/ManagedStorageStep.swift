@@ -8,12 +8,13 @@ import OrdersKit
 /// and a reset.
 struct ManagedStorageStep: TourStep {
     var name: String { "ManagedStorage" }
-    var summary: String { "orders in SQLite: import, a predicate, another process's update seen here, live results in a third, reset()" }
+    var summary: String { "orders in SQLite: a version-1 store migrated, import, a predicate, another process's update seen here, live results in a third, reset()" }
 
     /// The argument that makes the tour run the `orders` command instead (the second process).
     static let childFlag = "--orders-child"
 
     func run(_ context: TourContext) throws {
+        try openVersion1Store(context)
         let folder = context.folder.appendingPathComponent("store")
         let json = context.file("orders.json")
         try OrderRecord.encoder().encode(SampleOrders.make(count: 500, seed: 7)).write(to: json)
@@ -59,6 +60,43 @@ struct ManagedStorageStep: TourStep {
         let after = try manager.read { [$0.countObjects(ofType: Order.self), $0.countObjects(ofType: OrderItem.self)] }
         context.say("reset(): \(after[0]) orders, \(after[1]) items; the file stays for other processes")
         try check(after == [0, 0] && FileManager.default.fileExists(atPath: manager.fileURL.path), "reset did not empty the store")
+    }
+
+    /// The first release's store opened by this one: the model's changes are inferred and applied at
+    /// open (a rename, an added attribute with its default, an added entity), every row kept; the first
+    /// release then refuses the migrated store.
+    private func openVersion1Store(_ context: TourContext) throws {
+        let folder = context.folder.appendingPathComponent("store-v1")
+        let records = SampleOrders.make(count: 50, seed: 3)
+        do {
+            let old = try OrdersV1.open(folder: folder)
+            try OrdersV1.insert(records, into: old)
+        }
+        let manager = try OrdersStore.open(folder: folder)
+        let (orders, prices, currencies, customers) = try manager.read { storage in
+            (storage.countObjects(ofType: Order.self),
+             storage.allObjects(ofType: OrderItem.self, sortedBy: [SortDescriptor(\.itemID)]).map(\.unitPrice),
+             Set(storage.allObjects(ofType: Order.self).map(\.currency)),
+             storage.countObjects(ofType: Customer.self))
+        }
+        let expected = records.flatMap(\.items).sorted { $0.itemID < $1.itemID }.map(\.price)
+        context.say("a version-1 store (\(records.count) orders) opened with version 2: OrderItem.price renamed unitPrice "
+                    + "(\(prices.count) prices kept), Order.currency added (\(currencies.sorted().joined(separator: ", ")) for every order), "
+                    + "Customer added (\(customers) rows)")
+        try check(orders == records.count && prices == expected && currencies == ["USD"] && customers == 0,
+                  "the migration lost or changed rows")
+        try manager.writeAndWait { storage in
+            let customer = storage.insertNewObject(ofType: Customer.self)
+            customer.name = "Ada"
+            storage.firstObject(ofType: Order.self, matching: nil)?.customer = customer
+        }
+        do {
+            _ = try OrdersV1.open(folder: folder)
+            throw TourFailure("the version-1 program opened the migrated store")
+        } catch let error as StorageError {
+            context.say("the version-1 program opening it again: \(error)")
+            guard case .schemaNewerThanProgram = error else { throw error }
+        }
     }
 
     /// Runs `orders watch --status processing --count 2` in a second process, runs `changes` once it is
