@@ -222,6 +222,8 @@ struct StoreOpener {
         case .custom(let from, let to, let stage):
             let old = try ResolvedModel(from)
             let new = try ResolvedModel(to)
+            // The stage's two models say what is the toolkit's, even in a store that recorded no model.
+            let owned = SchemaHistory.owned([], [old.designs, new.designs]).merging(owned ?? [:]) { $0.union($1) }
             try InferredMigration(target: old.designs, owned: owned).apply(db)
             try InferredMigration(target: new.designs, owned: owned, additiveOnly: true).apply(db)
             try CustomStage(old: from, new: new, report: report).run(db, stage)
