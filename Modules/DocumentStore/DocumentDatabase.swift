@@ -2,6 +2,7 @@ import Foundation
 import FileStorageKit
 import GRDB
 import GRDBSQLite
+import SQLiteSupport
 import Synchronization
 
 /// The SQLite side of a `Persistence`: the pool (WAL, readers beside one writer), the schema, and the
@@ -85,6 +86,7 @@ final class DocumentDatabase: @unchecked Sendable {
         do {
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
+                try WriteAheadLog.limit(db, bytes: configuration.walSizeLimit)
                 if configuration.checksIntegrityAtOpen {
                     let result = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
                     if result != ["ok"] {
@@ -161,6 +163,7 @@ final class DocumentDatabase: @unchecked Sendable {
         } catch let error as DocumentStoreError {
             throw Self.storeError(error, file: path, systemErrno: systemErrno, busyTimeout: configuration.busyTimeout)
         }
+        WriteAheadLog.bound(path: path, limit: configuration.walSizeLimit, writer: pool)
         return result!
     }
 
@@ -195,38 +198,19 @@ final class DocumentDatabase: @unchecked Sendable {
         return .misuse("\(error)")
     }
 
-    /// Whether the disk holding `file` is (nearly) full, or the store's files reached this process's
-    /// file size limit (`RLIMIT_FSIZE`).
-    static func outOfSpace(_ file: String) -> Bool {
-        var disk = statvfs()
-        let folder = (file as NSString).deletingLastPathComponent
-        if statvfs(folder, &disk) == 0, UInt64(disk.f_bavail) * UInt64(disk.f_frsize) < 1 << 20 { return true }
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
-        for suffix in ["", "-wal", "-journal"] {
-            var info = stat()
-            if stat(file + suffix, &info) == 0, UInt64(info.st_size) + (64 << 10) >= UInt64(limit.rlim_cur) { return true }
-        }
-        return false
-    }
-
+    /// The shared classification (`SQLiteFailure`) as a ``DocumentStoreError``.
     private static func classify(code: Int32, message: String, sql: String?, file: String, opening: Bool,
                                  systemErrno: Int32, busySeconds: Double) -> DocumentStoreError {
-        switch code & 0xFF {
-        case SQLITE_NOTADB, SQLITE_CORRUPT: return .corruptDatabase(file: file, cause: "\(message) (SQLite code \(code))")
-        case SQLITE_FULL: return .diskFull(file: file)
-        case SQLITE_READONLY: return .readOnly(file: file)
-        case SQLITE_BUSY: return .busyTimeout(file: file, seconds: busySeconds)
-        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH: return .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
-        case SQLITE_IOERR where [ENOSPC, EFBIG, EDQUOT].contains(systemErrno)
-            || (code == 778 /* SQLITE_IOERR_WRITE */ && Self.outOfSpace(file)):
-            // A write refused for lack of space (or over the process's file size limit). SQLite reports
-            // only ENOSPC as SQLITE_FULL, and does not always keep the OS error, hence the look at the disk.
-            return .diskFull(file: file)
-        default:
-            let message = systemErrno == 0 ? message : "\(message) (OS error \(systemErrno): \(String(cString: strerror(systemErrno))))"
-            return opening ? .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
-                           : .sqlite(code: code, message: message, sql: sql)
+        let failure = SQLiteFailure(code: code, message: message, sql: sql, file: file, systemErrno: systemErrno)
+        switch failure.kind {
+        case .corrupt: return .corruptDatabase(file: file, cause: "\(message) (SQLite code \(code))")
+        case .diskFull: return .diskFull(file: file)
+        case .readOnly: return .readOnly(file: file)
+        case .busy: return .busyTimeout(file: file, seconds: busySeconds)
+        case .cannotOpen: return .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
+        case .ioError, .other:
+            return opening ? .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(code))")
+                           : .sqlite(code: code, message: failure.message, sql: sql)
         }
     }
 }

@@ -1,24 +1,21 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SQLiteSupport
 
 /// Tells live queries that something committed: at once for this `Persistence`'s own transactions,
-/// and, while anyone listens, within one poll interval for other connections' and processes'
-/// (`PRAGMA data_version` on a connection of its own moves whenever another connection commits).
+/// and, while anyone listens, within one poll interval for other connections' and processes' (the
+/// shared `DataVersionPoller`, which reads its baseline when the first subscriber arrives, before that
+/// subscriber's first query: a commit between the two is still a change).
 final class CommitHub: @unchecked Sendable {
-    private let path: String
-    private let interval: Duration
     private let lock = Lock()
     private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
     private var nextID = 0
-    private var poller: Task<Void, Never>?
+    private var poller: DataVersionPoller!
 
     init(path: String, interval: Duration) {
-        self.path = path
-        self.interval = interval
+        poller = DataVersionPoller(path: path, interval: interval, label: "DocumentStore") { [weak self] in self?.notify() }
     }
-
-    deinit { poller?.cancel() }
 
     /// A stream of "something committed" ticks, coalesced, starting with one at once.
     func subscribe() -> (id: Int, ticks: AsyncStream<Void>) {
@@ -27,9 +24,9 @@ final class CommitHub: @unchecked Sendable {
         let id = lock.withLock {
             nextID += 1
             subscribers[nextID] = continuation
-            if poller == nil { poller = startPolling() }
             return nextID
         }
+        reconcilePolling()
         return (id, stream)
     }
 
@@ -37,10 +34,20 @@ final class CommitHub: @unchecked Sendable {
         lock.withLock {
             subscribers[id]?.finish()
             subscribers[id] = nil
-            if subscribers.isEmpty {
-                poller?.cancel()
-                poller = nil
-            }
+        }
+        reconcilePolling()
+    }
+
+    /// Serializes starting and stopping the poller; never held by `notify` (which the poller calls on
+    /// its own queue, while `start` and `stop` wait for that queue).
+    private let lifecycle = Lock()
+
+    /// Polls exactly while someone listens, whatever order concurrent subscribes and unsubscribes ran in.
+    private func reconcilePolling() {
+        lifecycle.withLock {
+            let listening = lock.withLock { !subscribers.isEmpty }
+            if listening && !poller.isStarted { poller.start() }
+            if !listening && poller.isStarted { poller.stop() }
         }
     }
 
@@ -49,45 +56,8 @@ final class CommitHub: @unchecked Sendable {
         for continuation in continuations { continuation.yield() }
     }
 
-    /// Opens the polling connection and reads its first `data_version` now, before the caller's first
-    /// query runs: a commit between that query and the poller's first look is then still a change.
-    /// (Reading the baseline inside the task instead missed commits made while the task was starting.)
-    private func startPolling() -> Task<Void, Never> {
-        var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-              let opened = handle else {
-            if let handle { sqlite3_close_v2(handle) }
-            return Task {}
-        }
-        sqlite3_busy_timeout(opened, 1000)
-        let connection = PollingConnection(handle: opened, version: Self.dataVersion(opened))
-        let interval = interval
-        return Task.detached { [weak self] in
-            defer { sqlite3_close_v2(connection.handle) }
-            var version = connection.version
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                let now = Self.dataVersion(connection.handle)
-                if now != version {
-                    version = now
-                    self?.notify()
-                }
-            }
-        }
-    }
-
-    /// The poller's own connection, handed to its task (used by that task alone from then on).
-    private struct PollingConnection: @unchecked Sendable {
-        let handle: OpaquePointer
-        let version: Int64
-    }
-
-    private static func dataVersion(_ connection: OpaquePointer) -> Int64 {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else { return -1 }
-        defer { sqlite3_finalize(statement) }
-        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
-    }
+    /// Looks for other processes' commits now, on the caller's thread (tests: no waiting for a poll).
+    func checkNow() { poller.checkNow() }
 }
 
 extension DocumentQuery {

@@ -32,6 +32,11 @@ public struct PersistenceConfiguration: Sendable {
     /// How often live queries look for commits made by other processes (`PRAGMA data_version` on a
     /// connection of their own). Commits made through this `Persistence` are seen at once.
     public var otherProcessPollInterval: Duration = .milliseconds(50)
+    /// The size, in bytes, the write-ahead log (`<name>.sqlite-wal`) is kept near: after a save that
+    /// leaves it larger, a `TRUNCATE` checkpoint resets it, waiting within the busy timeout for readers
+    /// of older snapshots (another process reading in a loop would otherwise keep it growing).
+    /// 4 MB by default, as ManagedStorage's.
+    public var walSizeLimit = 4 << 20
     /// Whether opening runs `PRAGMA quick_check`, so a damaged file is reported at open instead of at
     /// the first read of a damaged page. On by default; it reads every page once.
     public var checksIntegrityAtOpen = true

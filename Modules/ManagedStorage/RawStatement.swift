@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SQLiteSupport
 
 /// A prepared statement on one connection, stepped with SQLite's C API.
 ///
@@ -25,10 +26,14 @@ final class RawStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// The error of a failed statement, classified (a full disk is ``StorageError/diskFull(file:)``).
     static func error(_ connection: OpaquePointer, code: Int32, sql: String?) -> StorageError {
         let extended = sqlite3_extended_errcode(connection)
         let message = String(cString: sqlite3_errmsg(connection))
-        return .sqlite(code: extended != 0 ? extended : code, message: message, sql: sql)
+        let file = sqlite3_db_filename(connection, "main").map { String(cString: $0) } ?? ""
+        let failure = SQLiteFailure(code: extended != 0 ? extended : code, message: message, sql: sql,
+                                    file: file.isEmpty ? "the store" : file, systemErrno: sqlite3_system_errno(connection))
+        return StorageError(failure, file: file.isEmpty ? nil : file)
     }
 
     func reset() {

@@ -1,6 +1,7 @@
 import Foundation
 import FileStorageKit
 import GRDB
+import SQLiteSupport
 import Synchronization
 
 /// Opening a store: the pool, the schema versions as one unit, and recovery from a corrupt file.
@@ -60,7 +61,7 @@ struct StoreOpener {
         do {
             try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
-                try db.execute(sql: "PRAGMA journal_size_limit = \(configuration.walSizeLimit)")
+                try WriteAheadLog.limit(db, bytes: configuration.walSizeLimit)
             }
             if configuration.checksIntegrityAtOpen { try checkIntegrity(pool) }
             try restoreInterruptedMigration(into: pool)
@@ -255,18 +256,39 @@ struct StoreOpener {
 }
 
 extension StorageError {
+    /// The storage error for a classified SQLite failure: at open, what prevents opening is
+    /// ``cannotOpen(file:cause:)``; later, a full disk and a read-only file have cases of their own;
+    /// a damaged file stays ``sqlite(code:message:sql:)`` (the opener recognizes it by its code).
+    init(_ failure: SQLiteFailure, file: String?, busyTimeout: Duration? = nil, openFailure: Bool = false) {
+        let file = file ?? "the store"
+        switch failure.kind {
+        case .busy:
+            if let busyTimeout {
+                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds))
+            } else {
+                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
+            }
+        case .cannotOpen, .readOnly, .diskFull, .ioError:
+            if openFailure {
+                self = .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(failure.code))")
+            } else if failure.kind == .diskFull {
+                self = .diskFull(file: file)
+            } else if failure.kind == .readOnly {
+                self = .readOnly(file: file)
+            } else {
+                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
+            }
+        case .corrupt, .other:
+            self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
+        }
+    }
+
     /// The storage error for any error thrown by GRDB, SQLite or an operation.
     init(_ error: any Error, file: String? = nil, busyTimeout: Duration? = nil, openFailure: Bool = false) {
         if let error = error as? StorageError {
             self = error
         } else if let error = error as? DatabaseError {
-            if error.resultCode == .SQLITE_BUSY, let busyTimeout {
-                self = .busyTimeout(file: file ?? "the store", seconds: Double(busyTimeout.components.seconds))
-            } else if openFailure, [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_FULL, .SQLITE_IOERR].contains(error.resultCode) {
-                self = .cannotOpen(file: file ?? "the store", cause: "\(error.message ?? "SQLite error") (SQLite code \(error.extendedResultCode.rawValue))")
-            } else {
-                self = .sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? "", sql: error.sql)
-            }
+            self.init(SQLiteFailure(error, file: file ?? "the store"), file: file, busyTimeout: busyTimeout, openFailure: openFailure)
         } else if let error = error as? FileStorageError {
             self = .cannotOpen(file: file ?? "the store", cause: "\(error)")
         } else {

@@ -1,6 +1,7 @@
 import FileStorageKit
 import Foundation
 import GRDB
+import SQLiteSupport
 
 /// ``StorageManagerType`` on one SQLite file in WAL mode, through GRDB's `DatabasePool`: readers never
 /// wait for the writer, and the writer never waits for readers. For tests and previews,
@@ -319,21 +320,9 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         return outcome
     }
 
-    /// Keeps the `-wal` file near ``StorageConfiguration/walSizeLimit``.
-    ///
-    /// SQLite's automatic checkpoints copy the log into the store every 1000 pages, but the log only
-    /// starts over when no reader is using it at that moment; readers that never pause (another
-    /// process reading in a loop) can keep it growing. Past the limit, a `TRUNCATE` checkpoint waits
-    /// (within the busy timeout) for the readers of older snapshots to finish, copies everything, and
-    /// truncates the log to zero bytes.
+    /// Keeps the `-wal` file near ``StorageConfiguration/walSizeLimit`` (see `WriteAheadLog`).
     private func boundWriteAheadLog() {
         guard !isInMemory else { return }
-        var info = stat()
-        guard stat(fileURL.path + "-wal", &info) == 0, Int(info.st_size) > configuration.walSizeLimit else { return }
-        do {
-            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        } catch {
-            // Busy readers: the next commit tries again. Not an error the caller can act on.
-        }
+        WriteAheadLog.bound(path: fileURL.path, limit: configuration.walSizeLimit, writer: database)
     }
 }

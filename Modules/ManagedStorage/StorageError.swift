@@ -17,6 +17,11 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case badValue(entity: String, property: String, rowID: Int64, found: String)
     /// A predicate or sort uses something that has no SQL translation; names the part.
     case unsupportedQuery(String)
+    /// The disk (or the process's file size limit) refused a write; the transaction was rolled back
+    /// and the store keeps what it had.
+    case diskFull(file: String)
+    /// The store's file or folder cannot be written; the transaction was rolled back.
+    case readOnly(file: String)
     /// A `.deny` relationship still had objects when its object was deleted.
     case deleteDenied(entity: String, relationship: String)
     /// An object was used in a storage it does not belong to, or after its operation ended.
@@ -60,6 +65,10 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             "SQLite error \(code): \(message)" + (sql.map { " (in \($0))" } ?? "")
         case .busyTimeout(let file, let seconds):
             "\(file): another connection kept the write lock for more than \(seconds) s"
+        case .diskFull(let file):
+            "\(file): the disk is full (or the file reached the process's size limit); nothing of the transaction was written"
+        case .readOnly(let file):
+            "\(file) cannot be written (a read-only file or folder); nothing of the transaction was written"
         case .readOnlyStorage(let operation):
             "\(operation): viewStorage is read-only; write with performAndSave"
         case .badValue(let entity, let property, let rowID, let found):
