@@ -36,6 +36,10 @@ public final class Persistence: Sendable {
         hub = CommitHub(path: configuration.url.path, interval: configuration.otherProcessPollInterval)
     }
 
+    /// Looks for other processes' commits now, on the caller's thread, instead of at the next poll:
+    /// live queries see them at once (tests need no waiting).
+    package func checkForOtherProcessesCommits() { hub.checkNow() }
+
     /// Opens the store `<name>.sqlite` in the application-support folder of `appName` (`name` when nil).
     public convenience init(name: String, appName: String? = nil, directories: AppDirectories? = nil) throws(DocumentStoreError) {
         try self.init(configuration: PersistenceConfiguration(name: name, appName: appName, directories: directories))

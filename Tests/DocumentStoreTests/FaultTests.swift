@@ -57,32 +57,6 @@ import TestSupport
         #expect(after == size / 2, "nothing was changed or removed")
     }
 
-    @Test func aFullDiskIsATypedErrorAndKeepsThePreviousData() async throws {
-        let folder = try TemporaryFolder(prefix: "doc-full")
-        try Self.makeStore(folder.url, circles: 100)
-        let faults = try ProcessFaults(program: "document-probe")
-        let child = try await faults.runWithFileSizeLimit(128 * 1024, ["save", folder.url.path, "big", "600000"])
-        #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: diskFull"), "\(child.standardError)")
-        #expect(try Self.circleCount(folder.url) == 100)
-        #expect(try Persistence(url: folder.file("Store.sqlite")).snapshot("big") == nil)
-    }
-
-    @Test(.enabled(if: ProcessFaults.canRunUnprivileged, "needs root and setpriv or runuser"))
-    func aReadOnlyFolderIsATypedErrorAndKeepsTheData() async throws {
-        let temp = try TemporaryFolder(prefix: "doc-readonly")
-        let folder = temp.folder("store")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.makeStore(folder, circles: 10)
-        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-        try ProcessFaults.makeReadOnly(folder, files: files, in: temp)
-        let faults = try ProcessFaults(program: "document-probe")
-        let child = try await faults.runUnprivileged(["save", folder.path, "x", "10"])
-        #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: "), "\(child.standardError)")
-        #expect(try Self.circleCount(folder) == 10)
-    }
-
     @Test func malformedStoredJSONIsATypedErrorNamingTheDocumentAndOffset() throws {
         let store = try TestStore("doc-malformed")
         try store.persistence.save(Item(identifier: "good", body: ["a": 1]))

@@ -24,32 +24,6 @@ import TestSupport
         #expect(feed.last?.revision.hasPrefix("1000-") == true)
     }
 
-    @Test func killedWritersLeaveAValidStoreWithEveryAcknowledgedSave() async throws {
-        let folder = try TemporaryFolder(prefix: "doc-kill")
-        _ = try Persistence(url: folder.file("Store.sqlite"))
-        let faults = try ProcessFaults(program: "document-probe", deadline: .seconds(120))
-        let path = folder.file("Store.sqlite").path
-        var acknowledged = 0
-        try await faults.killAtRandomMoments(label: "document write-loop", trials: 200, maxPause: .milliseconds(40),
-                                             arguments: { _ in ["write-loop", folder.url.path] }) { kill in
-            let queue = try DatabaseQueue(path: path)
-            let integrity = try queue.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
-            try queue.close()
-            #expect(integrity == ["ok"], "\(kill)")
-            let store = try Persistence(url: folder.file("Store.sqlite"))
-            let venns = try store.query(VennDiagram.self).count()
-            let circles = try store.query(Circle.self).count()
-            #expect(circles == 2 * venns, "no half transaction: \(kill)")
-            for line in kill.outputLines where line.hasPrefix("committed ") {
-                let parts = line.split(separator: " ")
-                let id = "venn-\(parts[1])"
-                #expect(try store.snapshot(id)?.revision == String(parts[2]), "acknowledged \(id) is there: \(kill)")
-                acknowledged += 1
-            }
-        }
-        #expect(acknowledged >= 200, "each trial acknowledged at least one save")
-    }
-
     @Test func aLiveQueryInAnotherProcessSeesThisProcessesSaves() async throws {
         let folder = try TemporaryFolder(prefix: "doc-watch")
         let store = try Persistence(url: folder.file("Store.sqlite"))

@@ -122,29 +122,4 @@ import TestSupport
         #expect(try Self.orderCount(folder.url) == 20)
         #expect(!FileManager.default.fileExists(atPath: file.path + ".before-migration"))
     }
-
-    @Test func fullDiskIsATypedErrorAndKeepsThePreviousData() async throws {
-        let folder = try TemporaryFolder(prefix: "managed-full")
-        try Self.makeStore(folder.url, orders: 100)
-        let faults = try ProcessFaults(program: "managed-probe")
-        let child = try await faults.runWithFileSizeLimit(64 * 1024, ["insert", folder.url.path, "9999", "500000"])
-        #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: "), "\(child.standardError)")
-        #expect(try Self.orderCount(folder.url) == 100)
-    }
-
-    @Test(.enabled(if: ProcessFaults.canRunUnprivileged, "needs root and setpriv or runuser"))
-    func readOnlyFolderIsATypedErrorAndKeepsTheData() async throws {
-        let temp = try TemporaryFolder(prefix: "managed-readonly")
-        let folder = temp.folder("store")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.makeStore(folder, orders: 10)
-        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-        try ProcessFaults.makeReadOnly(folder, files: files, in: temp)
-        let faults = try ProcessFaults(program: "managed-probe")
-        let child = try await faults.runUnprivileged(["insert", folder.path, "77", "10"])
-        #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: "), "\(child.standardError)")
-        #expect(try Self.orderCount(folder) == 10)
-    }
 }

@@ -30,24 +30,6 @@ import TestSupport
         #expect(order.withLock { $0 } == Array(0..<60))
     }
 
-    @Test func aWriteLockHeldElsewhereEndsInATypedTimeout() async throws {
-        let store = try TestStore { $0.busyTimeout = .milliseconds(300) }
-        var config = Configuration()
-        config.allowsUnsafeTransactions = true
-        let other = try DatabaseQueue(path: store.manager.fileURL.path, configuration: config)
-        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
-        let started = ContinuousClock.now
-        let result = await store.perform { insertOrder($0, id: 1).orderID }
-        try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
-        guard case .failure(let error as StorageError) = result, case .busyTimeout(let file, _) = error else {
-            Issue.record("expected busyTimeout, got \(result)")
-            return
-        }
-        #expect(file == store.manager.fileURL.path)
-        #expect(ContinuousClock.now - started >= .milliseconds(250), "it waited for the lock first")
-        #expect(try await store.perform { insertOrder($0, id: 2).orderID }.get() == 2, "and works once the lock is free")
-    }
-
     @Test func resetDeletesTheRowsKeepsTheFileAndTellsEveryone() async throws {
         let store = try TestStore()
         _ = try await store.perform { storage in for id in 1...3 { insertOrder(storage, id: Int64(id), items: 2) } }.get()
@@ -91,34 +73,5 @@ import TestSupport
         let deleted = await iterator.next()
         #expect(inserted?.inserted == [first.objectID, first.items[0].objectID])
         #expect(deleted?.deleted == [first.objectID, first.items[0].objectID], "the rolled-back operation sent nothing")
-    }
-
-    @Test func writeAheadLogStaysBoundedWhileAnotherConnectionReadsWithoutPause() async throws {
-        let store = try TestStore { $0.walSizeLimit = 1 << 20 }
-        let reader = try SQLiteStorageManager(model: testModel, configuration: StorageConfiguration(name: "Store", folder: store.folder.url))
-        let stop = Atomic<Bool>(false)
-        let reads = Atomic<Int>(0)
-        let readerThread = Thread {
-            while !stop.load(ordering: .relaxed) {
-                _ = try? reader.read { $0.countObjects(ofType: Order.self) }
-                reads.add(1, ordering: .relaxed)
-            }
-        }
-        readerThread.start()
-        var largest = 0
-        let note = String(repeating: "w", count: 40_000)
-        for id in 1...400 {
-            _ = try await store.perform { storage in
-                let order = storage.insertNewObject(ofType: Order.self)
-                order.orderID = Int64(id)
-                order.customerNote = note
-            }.get()
-            let size = (try? FileManager.default.attributesOfItem(atPath: store.manager.fileURL.path + "-wal")[.size] as? Int) ?? 0
-            largest = max(largest, size ?? 0)
-        }
-        stop.store(true, ordering: .relaxed)
-        print("WAL: largest \(largest) bytes after 400 commits of 40 KB, \(reads.load(ordering: .relaxed)) reads meanwhile")
-        #expect(reads.load(ordering: .relaxed) > 100, "the reader really read throughout")
-        #expect(largest < 3 << 20, "16 MB written; the log stayed near its 1 MB limit (largest \(largest))")
     }
 }

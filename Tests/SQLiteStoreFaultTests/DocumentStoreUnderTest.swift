@@ -1,0 +1,81 @@
+import DocumentStore
+import DocumentTestModel
+import Foundation
+import Testing
+import TestSupport
+
+/// DocumentStore in the shared fault suite: `Item` documents, one per write.
+struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
+    var description: String { "DocumentStore" }
+    var probe: String { "document-probe" }
+    var diskFullCase: String { "diskFull" }
+
+    func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String] { ["save", folder.path, "item-\(id)", "\(bytes)"] }
+    func probeWriteLoop(_ folder: URL) -> [String] { ["write-loop", folder.path] }
+
+    func open(_ folder: URL, busyTimeout: Duration, walSizeLimit: Int, pollInterval: Duration) throws -> any OpenSQLiteStore {
+        var configuration = PersistenceConfiguration(url: folder.appendingPathComponent("Store.sqlite"))
+        configuration.busyTimeout = busyTimeout
+        configuration.walSizeLimit = walSizeLimit
+        configuration.otherProcessPollInterval = pollInterval
+        return Open(persistence: try Persistence(configuration: configuration))
+    }
+
+    func checkAfterKill(_ folder: URL, _ kill: KilledProbe) throws -> Int {
+        let store = try Persistence(url: folder.appendingPathComponent("Store.sqlite"))
+        let venns = try store.query(VennDiagram.self).count()
+        let circles = try store.query(Circle.self).count()
+        #expect(circles == 2 * venns, "no half transaction: \(kill)")
+        var acknowledged = 0
+        for line in kill.outputLines where line.hasPrefix("committed ") {
+            let parts = line.split(separator: " ")
+            #expect(try store.snapshot("venn-\(parts[1])")?.revision == String(parts[2]), "acknowledged venn-\(parts[1]) is there: \(kill)")
+            acknowledged += 1
+        }
+        #expect(acknowledged >= 1, "\(kill)")
+        return acknowledged
+    }
+
+    final class Open: OpenSQLiteStore, @unchecked Sendable {
+        let persistence: Persistence
+        init(persistence: Persistence) { self.persistence = persistence }
+
+        func write(id: Int, bytes: Int) throws {
+            try persistence.save(Item(identifier: "item-\(id)", body: ["text": .string(String(repeating: "w", count: bytes))]))
+        }
+
+        func count() throws -> Int { try persistence.query(Item.self).count() }
+
+        func isBusyTimeout(_ error: any Error) -> Bool {
+            guard case .busyTimeout(let file, _)? = error as? DocumentStoreError else { return false }
+            return file == persistence.configuration.url.path
+        }
+
+        func otherCommits() async throws -> AsyncStream<Void> {
+            let results = persistence.query(Item.self).observe()
+            var iterator = results.makeAsyncIterator()
+            let initial = try await iterator.next()?.count ?? 0   // subscribed: the poller has its baseline
+            let box = IteratorBox(iterator)
+            return AsyncStream { continuation in
+                let task = Task {
+                    var last = initial
+                    while let snapshots = try? await box.next() {
+                        if snapshots.count != last { continuation.yield() }
+                        last = snapshots.count
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        }
+
+        func checkForOtherCommits() { persistence.checkForOtherProcessesCommits() }
+    }
+
+    /// Hands a live query's iterator to the task that drains it.
+    final class IteratorBox: @unchecked Sendable {
+        var iterator: AsyncThrowingStream<[DocumentSnapshot], Error>.AsyncIterator
+        init(_ iterator: AsyncThrowingStream<[DocumentSnapshot], Error>.AsyncIterator) { self.iterator = iterator }
+        func next() async throws -> [DocumentSnapshot]? { try await iterator.next() }
+    }
+}

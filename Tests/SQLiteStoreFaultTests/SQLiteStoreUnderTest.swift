@@ -1,0 +1,36 @@
+import Foundation
+import TestSupport
+
+/// One of the two SQLite stores, as the shared fault suite drives it: ManagedStorage
+/// (``ManagedStoreUnderTest``) and DocumentStore (``DocumentStoreUnderTest``). Each fault is written once
+/// in `SQLiteStoreFaultTests`; what differs is how a store writes, counts and names its errors.
+protocol SQLiteStoreUnderTest: Sendable, CustomStringConvertible {
+    /// The store's probe program (built by `ci/test`).
+    var probe: String { get }
+    /// The probe's arguments for one write of `bytes` characters under `id` (its own transaction).
+    func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String]
+    /// The probe's arguments for a write loop that prints `ready N` and `committed N ...` lines.
+    func probeWriteLoop(_ folder: URL) -> [String]
+    /// Opens (creating) the store `Store.sqlite` in `folder`, polling for other processes' commits
+    /// every `pollInterval` while something listens.
+    func open(_ folder: URL, busyTimeout: Duration, walSizeLimit: Int, pollInterval: Duration) throws -> any OpenSQLiteStore
+    /// After a killed write loop: the store opens, holds no half transaction, and holds every
+    /// transaction the probe reported; returns how many it reported.
+    func checkAfterKill(_ folder: URL, _ kill: KilledProbe) throws -> Int
+    /// The error case name a probe prints for a full disk (`error: <case> ...`).
+    var diskFullCase: String { get }
+}
+
+/// An open store of the suite.
+protocol OpenSQLiteStore: AnyObject, Sendable {
+    /// One transaction writing one row (a record of `bytes` characters) under `id`.
+    func write(id: Int, bytes: Int) throws
+    /// How many rows the suite's writes made (read in a snapshot of the last commit).
+    func count() throws -> Int
+    /// Whether `error` is the store's typed busy-timeout error for its file.
+    func isBusyTimeout(_ error: any Error) -> Bool
+    /// Yields once the store noticed a commit it did not make (started before this returns).
+    func otherCommits() async throws -> AsyncStream<Void>
+    /// Looks for other processes' commits now (the manual trigger: no waiting for a poll).
+    func checkForOtherCommits()
+}
