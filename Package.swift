@@ -63,7 +63,7 @@ let package = Package(
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/ManagedStorageMacros"),
         // What both SQLite stores share (an internal target, not a product): see Docs/Architecture.md.
-        module("SQLiteSupport", dependencies: [grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        module("SQLiteSupport", dependencies: ["FileStorageKit", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         module("ManagedStorage", dependencies: ["ManagedStorageMacros", "FileStorageKit", "SQLiteSupport", grdb,
                                                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                                                 .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,4 +1,5 @@
 import Foundation
+import FileStorageKit
 import GRDB
 import GRDBSQLite
 
@@ -40,6 +41,9 @@ extension DocumentDatabase {
                 }
                 isDeleted.store(true, ordering: .releasing)
                 for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+                // The sidecar every open store holds a shared lock on (StoreLock): nobody else has
+                // the store open, and this one's descriptor stays valid after the unlink.
+                unlink(FileLock.lockURL(for: URL(fileURLWithPath: path)).path)
                 try? db.execute(sql: "ROLLBACK TRANSACTION")
                 writerStatements.finalize()
             }

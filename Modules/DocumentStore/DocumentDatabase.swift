@@ -100,7 +100,8 @@ final class DocumentDatabase: @unchecked Sendable {
                     }
                     if version == 0 {
                         if try db.tableExists("documents") {
-                            throw DocumentStoreError.corruptDatabase(file: path, cause: "it has a documents table but no schema version; it was not made by DocumentStore")
+                            // Readable, but another program's: not damaged, so never moved aside.
+                            throw DocumentStoreError.cannotOpen(file: path, cause: "it has a documents table but no schema version: it was not made by DocumentStore, and is left as it is")
                         }
                         for statement in Self.schema { try db.execute(sql: statement) }
                         try db.execute(sql: "PRAGMA user_version = \(Self.schemaVersion)")

@@ -5,8 +5,14 @@ import Foundation
 public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database could not be opened or created (a read-only folder, a full disk): the file and why.
     case cannotOpen(file: String, cause: String)
-    /// The file is not a database or is damaged. It is left where it is, untouched.
+    /// The file is not a database or is damaged. At open, it is moved aside instead when it can be
+    /// (``corruptStoreMovedAside(file:movedTo:cause:)``); this is thrown when it cannot (its folder is
+    /// read-only), or when a read meets a damaged page later. The file is left as it is.
     case corruptDatabase(file: String, cause: String)
+    /// The file was not a valid database when it was opened: it was moved to `movedTo` (with its
+    /// `-wal` and `-shm` files) and a new, empty store was created. Reported in
+    /// ``Persistence/recoveredFromCorruption``, never thrown.
+    case corruptStoreMovedAside(file: String, movedTo: String, cause: String)
     /// The database was written by a newer program (its schema version is above this program's).
     case schemaNewerThanProgram(file: String, version: Int)
     /// The disk (or the process's file size limit) is full; the transaction was rolled back.
@@ -58,6 +64,8 @@ public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .cannotOpen(let file, let cause): "cannot open \(file): \(cause)"
         case .corruptDatabase(let file, let cause): "\(file) is not a valid document database (\(cause)); it was left untouched"
+        case .corruptStoreMovedAside(let file, let movedTo, let cause):
+            "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
         case .schemaNewerThanProgram(let file, let version): "\(file) has schema version \(version), newer than this program knows"
         case .diskFull(let file): "\(file): the disk is full; nothing was written"
         case .readOnly(let file): "\(file) cannot be written (read-only file or folder); nothing was written"

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteSupport
 import FileStorageKit
 import GRDB
 
@@ -24,16 +25,58 @@ public final class Persistence: Sendable {
     let identityMap = IdentityMap()
     let registry = KindRegistry()
     let hub: CommitHub
+    /// Held shared while this store is open, so that no other process moves the file aside meanwhile.
+    let lock: StoreLock?
+    /// Set when opening found the file damaged and moved it aside (the store is then new and empty):
+    /// ``DocumentStoreError/corruptStoreMovedAside(file:movedTo:cause:)``, with where the old file went.
+    public let recoveredFromCorruption: DocumentStoreError?
 
     /// Opens (creating when missing) the store described by `configuration`.
     ///
-    /// - Throws: ``DocumentStoreError/cannotOpen(file:cause:)`` (a read-only folder, a full disk),
-    ///   ``DocumentStoreError/corruptDatabase(file:cause:)`` (the file is left untouched),
+    /// A file SQLite finds damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`, or a failed `quick_check`) is
+    /// moved aside with its `-wal` and `-shm` files to `<name>.sqlite.corrupt-<time>`, and a new store
+    /// is opened: see ``recoveredFromCorruption``. (A sync client then pulls its documents again.) A
+    /// store another process has open is never moved: that is ``DocumentStoreError/cannotOpen(file:cause:)``.
+    ///
+    /// - Throws: ``DocumentStoreError/cannotOpen(file:cause:)`` (a read-only folder, a full disk, a
+    ///   damaged store other processes have open, another program's database),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)`` (damaged, and its folder is read-only: left untouched),
     ///   ``DocumentStoreError/schemaNewerThanProgram(file:version:)``.
     public init(configuration: PersistenceConfiguration) throws(DocumentStoreError) {
         self.configuration = configuration
-        database = try DocumentDatabase(configuration: configuration)
-        hub = CommitHub(path: configuration.url.path, interval: configuration.otherProcessPollInterval)
+        let url = configuration.url
+        do {
+            try AppDirectories.createFolder(url.deletingLastPathComponent())
+        } catch {
+            throw .cannotOpen(file: url.path, cause: "\(error)")
+        }
+        let lock: StoreLock?
+        do {
+            lock = try StoreLock(for: url, timeout: configuration.recoveryLockTimeout)
+        } catch {
+            throw .cannotOpen(file: url.path, cause: "another process is recovering the store and kept it locked for more than \(configuration.recoveryLockTimeout)")
+        }
+        self.lock = lock
+        do {
+            database = try DocumentDatabase(configuration: configuration)
+            recoveredFromCorruption = nil
+        } catch {
+            guard case .corruptDatabase(let file, let cause) = error, let lock else { throw error }
+            let moved: URL
+            do {
+                moved = try StoreRecovery.moveAside(url, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch {
+                switch error {
+                case .inUse:
+                    throw .cannotOpen(file: file, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
+                case .cannotMove(let reason):
+                    throw .cannotOpen(file: file, cause: "the store is damaged and could not be moved aside: \(reason)")
+                }
+            }
+            database = try DocumentDatabase(configuration: configuration)
+            recoveredFromCorruption = .corruptStoreMovedAside(file: file, movedTo: moved.path, cause: cause)
+        }
+        hub = CommitHub(path: url.path, interval: configuration.otherProcessPollInterval)
     }
 
     /// Looks for other processes' commits now, on the caller's thread, instead of at the next poll:

@@ -37,6 +37,9 @@ public struct PersistenceConfiguration: Sendable {
     /// of older snapshots (another process reading in a loop would otherwise keep it growing).
     /// 4 MB by default, as ManagedStorage's.
     public var walSizeLimit = 4 << 20
+    /// How long opening waits for another process that is moving a damaged store aside (and, when
+    /// this one finds it damaged, for the other processes that have it open to close it).
+    public var recoveryLockTimeout: Duration = .seconds(10)
     /// Whether opening runs `PRAGMA quick_check`, so a damaged file is reported at open instead of at
     /// the first read of a damaged page. On by default; it reads every page once.
     public var checksIntegrityAtOpen = true

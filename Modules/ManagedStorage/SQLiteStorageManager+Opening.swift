@@ -24,11 +24,16 @@ struct StoreOpener {
         } catch let error where Self.isCorruption(error) {
             let cause = error.description
             guard let lock else { throw error }
-            let moved: URL? = try lock.withExclusive(timeout: configuration.recoveryLockTimeout) { () throws(StorageError) -> URL in
-                try moveAside()
-            }
-            guard let moved else {
-                throw .cannotOpen(file: path, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
+            let moved: URL
+            do {
+                moved = try StoreRecovery.moveAside(fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch {
+                switch error {
+                case .inUse:
+                    throw .cannotOpen(file: path, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
+                case .cannotMove(let reason):
+                    throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(reason)")
+                }
             }
             let recovered = StorageError.corruptStoreMovedAside(file: path, movedTo: moved.path, cause: cause)
             report(recovered)
@@ -90,15 +95,6 @@ struct StoreOpener {
         let result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
         if result != ["ok"] {
             throw StorageError.sqlite(code: 11, message: "integrity check failed: \(result.joined(separator: "; "))", sql: "PRAGMA quick_check")
-        }
-    }
-
-    /// Moves the store and its `-wal`/`-shm` files to `<name>.sqlite.corrupt-<time>`; returns the new name.
-    private func moveAside() throws(StorageError) -> URL {
-        do {
-            return try DurableFile.moveAside(fileURL, companions: ["-wal", "-shm"])
-        } catch {
-            throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(error)")
         }
     }
 

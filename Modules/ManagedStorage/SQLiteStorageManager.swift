@@ -62,7 +62,13 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         } catch {
             throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
-        let lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
+        let lock: StoreLock?
+        do {
+            lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
+        } catch {
+            throw .cannotOpen(file: configuration.fileURL.path,
+                              cause: "another process is recovering the store and kept it locked for more than \(configuration.recoveryLockTimeout)")
+        }
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
         let (pool, recovered) = try opener.open(lock: lock)
         self.init(model: resolved, configuration: configuration, hub: hub, database: pool, fileURL: configuration.fileURL,

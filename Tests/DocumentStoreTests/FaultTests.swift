@@ -23,40 +23,6 @@ import TestSupport
         try Persistence(url: folder.appendingPathComponent("Store.sqlite")).query(Circle.self).count()
     }
 
-    @Test func aFileThatIsNotADatabaseIsATypedErrorAndIsLeftUntouched() throws {
-        let folder = try TemporaryFolder(prefix: "doc-garbage")
-        let file = folder.file("Store.sqlite")
-        let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        try garbage.write(to: file)
-        #expect {
-            _ = try Persistence(url: file)
-        } throws: { error in
-            // (A do/catch with this pattern over typed throws crashes Swift 6.3.1's compiler.)
-            guard case DocumentStoreError.corruptDatabase(let path, let cause) = error else { return false }
-            return path == file.path && cause.contains("26")   // SQLITE_NOTADB
-        }
-        #expect(try Data(contentsOf: file) == garbage, "the file is left as it was, byte for byte")
-    }
-
-    @Test func aTruncatedDatabaseIsFoundAtOpen() throws {
-        let folder = try TemporaryFolder(prefix: "doc-truncated")
-        try Self.makeStore(folder.url, circles: 3000)
-        let file = folder.file("Store.sqlite")
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
-        #expect(size > 100_000)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.truncate(atOffset: UInt64(size / 2))
-        try handle.close()
-        #expect {
-            _ = try Persistence(url: file)
-        } throws: { error in
-            guard case DocumentStoreError.corruptDatabase(let path, _) = error else { return false }
-            return path == file.path
-        }
-        let after = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
-        #expect(after == size / 2, "nothing was changed or removed")
-    }
-
     @Test func malformedStoredJSONIsATypedErrorNamingTheDocumentAndOffset() throws {
         let store = try TestStore("doc-malformed")
         try store.persistence.save(Item(identifier: "good", body: ["a": 1]))

@@ -30,43 +30,6 @@ import TestSupport
         try SQLiteStorageManager(model: model, configuration: configuration(folder)).read { $0.countObjects(ofType: Order.self) }
     }
 
-    @Test func garbageFileIsMovedAsideAndAFreshStoreOpens() throws {
-        let folder = try TemporaryFolder(prefix: "managed-garbage")
-        let file = folder.file("Store.sqlite")
-        let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        try garbage.write(to: file)
-        let log = ErrorLog()
-        var configuration = Self.configuration(folder.url)
-        configuration.onError = { log.append($0) }
-        let manager = try SQLiteStorageManager(model: testModel, configuration: configuration)
-        guard case .corruptStoreMovedAside(let original, let movedTo, let cause)? = manager.recoveredFromCorruption else {
-            Issue.record("expected corruptStoreMovedAside, got \(String(describing: manager.recoveredFromCorruption))")
-            return
-        }
-        #expect(original == file.path && cause.contains("26"), "SQLITE_NOTADB: \(cause)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == garbage, "the damaged file is kept, byte for byte")
-        #expect(log.errors == [manager.recoveredFromCorruption!], "reported on the error hook")
-        #expect(try manager.writeAndWait { storage in storage.countObjects(ofType: Order.self) } == 0)
-    }
-
-    @Test func truncatedDatabaseIsFoundAtOpenAndMovedAside() throws {
-        let folder = try TemporaryFolder(prefix: "managed-truncated")
-        try Self.makeStore(folder.url, orders: 2000)
-        let file = folder.file("Store.sqlite")
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
-        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal") || size > 100_000)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.truncate(atOffset: UInt64(size / 2))
-        try handle.close()
-        let manager = try SQLiteStorageManager(model: testModel, configuration: Self.configuration(folder.url))
-        guard case .corruptStoreMovedAside(_, let movedTo, _)? = manager.recoveredFromCorruption else {
-            Issue.record("expected corruptStoreMovedAside, got \(String(describing: manager.recoveredFromCorruption))")
-            return
-        }
-        #expect(FileManager.default.fileExists(atPath: movedTo))
-        #expect(try manager.read { $0.countObjects(ofType: Order.self) } == 0)
-    }
-
     @Test func failedMigrationLeavesTheStoreExactlyAsItWas() throws {
         struct Refused: Error {}
         let folder = try TemporaryFolder(prefix: "managed-migration")

@@ -36,6 +36,23 @@ struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
         return acknowledged
     }
 
+    func openDamaged(_ folder: URL, lockTimeout: Duration) throws -> Recovery {
+        var configuration = PersistenceConfiguration(url: folder.appendingPathComponent("Store.sqlite"))
+        configuration.recoveryLockTimeout = lockTimeout
+        let persistence = try Persistence(configuration: configuration)
+        let rows = try persistence.query(Item.self).count()
+        guard case .corruptStoreMovedAside(let file, let movedTo, let cause)? = persistence.recoveredFromCorruption else {
+            return Recovery(rows: rows, movedTo: nil, cause: nil)
+        }
+        #expect(file == configuration.url.path)
+        return Recovery(rows: rows, movedTo: movedTo, cause: cause)
+    }
+
+    func isCannotOpen(_ error: any Error, file: String) -> Bool {
+        guard case .cannotOpen(let named, _)? = error as? DocumentStoreError else { return false }
+        return named == file
+    }
+
     final class Open: OpenSQLiteStore, @unchecked Sendable {
         let persistence: Persistence
         init(persistence: Persistence) { self.persistence = persistence }

@@ -37,6 +37,26 @@ struct ManagedStoreUnderTest: SQLiteStoreUnderTest {
         return Int(reported)
     }
 
+    func openDamaged(_ folder: URL, lockTimeout: Duration) throws -> Recovery {
+        let log = Mutex<[StorageError]>([])
+        var configuration = StorageConfiguration(name: "Store", folder: folder)
+        configuration.recoveryLockTimeout = lockTimeout
+        configuration.onError = { error in log.withLock { $0.append(error) } }
+        let manager = try SQLiteStorageManager(model: testModel, configuration: configuration)
+        let rows = try manager.read { $0.countObjects(ofType: Order.self) }
+        guard case .corruptStoreMovedAside(let file, let movedTo, let cause)? = manager.recoveredFromCorruption else {
+            return Recovery(rows: rows, movedTo: nil, cause: nil)
+        }
+        #expect(file == manager.fileURL.path)
+        #expect(log.withLock { $0 } == [manager.recoveredFromCorruption!], "reported on the error hook too")
+        return Recovery(rows: rows, movedTo: movedTo, cause: cause)
+    }
+
+    func isCannotOpen(_ error: any Error, file: String) -> Bool {
+        guard case .cannotOpen(let named, _)? = error as? StorageError else { return false }
+        return named == file
+    }
+
     final class Open: OpenSQLiteStore, @unchecked Sendable {
         let manager: SQLiteStorageManager
         init(manager: SQLiteStorageManager) { self.manager = manager }

@@ -6,9 +6,10 @@ import TestSupport
 
 /// The faults both SQLite stores must survive, written once and run against each (issue 33): the
 /// write-ahead log bounded under a reader that never pauses, a full disk, a busy timeout, a read-only
-/// folder, another process's commits seen (through the manual trigger: no waiting for a poll), and a
-/// kill mid-transaction. Each store's own suite keeps what only it has (ManagedStorage's corrupt-store
-/// recovery, DocumentStore's revision trees).
+/// folder, another process's commits seen (through the manual trigger: no waiting for a poll), a
+/// damaged file at open (moved aside and reported, unless another instance has it open), and a kill
+/// mid-transaction. Each store's own suite keeps what only it has (ManagedStorage's migrations,
+/// DocumentStore's revision trees).
 @Suite struct SQLiteStoreFaultTests {
     static let stores: [any SQLiteStoreUnderTest] = [ManagedStoreUnderTest(), DocumentStoreUnderTest()]
 
@@ -115,6 +116,61 @@ import TestSupport
         #expect(await waitUntil(timeout: .seconds(60)) { seen.load(ordering: .relaxed) > 0 },
                 "\(store): the other process's commit was not seen")
         #expect(try open.count() == 2)
+    }
+
+    @Test(arguments: stores)
+    func aFileThatIsNotADatabaseIsMovedAsideByteForByteAndAFreshStoreOpens(_ store: any SQLiteStoreUnderTest) throws {
+        let folder = try TemporaryFolder(prefix: "sqlite-garbage")
+        let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: folder.file("Store.sqlite"))
+        let recovery = try store.openDamaged(folder.url, lockTimeout: .seconds(10))
+        let movedTo = try #require(recovery.movedTo, "\(store): not moved aside")
+        #expect(recovery.cause?.contains("26") == true, "SQLITE_NOTADB: \(String(describing: recovery.cause))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == garbage, "the damaged file is kept, byte for byte")
+        #expect(recovery.rows == 0)
+        let open = try Self.open(store, folder.url)
+        try open.write(id: 1, bytes: 10)
+        #expect(try open.count() == 1, "the fresh store works")
+    }
+
+    @Test(arguments: stores)
+    func aTruncatedStoreIsFoundAtOpenAndMovedAside(_ store: any SQLiteStoreUnderTest) throws {
+        let folder = try TemporaryFolder(prefix: "sqlite-truncated")
+        do {
+            let open = try Self.open(store, folder.url)
+            for id in 1...300 { try open.write(id: id, bytes: 1000) }
+        }
+        let file = folder.file("Store.sqlite")
+        // Everything in the store file itself (a checkpoint), then half of it cut off.
+        try DatabaseQueue(path: file.path).writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        #expect(size > 100_000)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        let recovery = try store.openDamaged(folder.url, lockTimeout: .seconds(10))
+        let movedTo = try #require(recovery.movedTo, "\(store): not moved aside")
+        #expect(try FileManager.default.attributesOfItem(atPath: movedTo)[.size] as? Int == size / 2)
+        #expect(recovery.rows == 0)
+    }
+
+    @Test(arguments: stores)
+    func aDamagedStoreAnotherInstanceHasOpenIsNotMovedFromUnderIt(_ store: any SQLiteStoreUnderTest) throws {
+        let folder = try TemporaryFolder(prefix: "sqlite-damaged-open")
+        let open = try Self.open(store, folder.url)
+        for id in 1...300 { try open.write(id: id, bytes: 1000) }
+        let file = folder.file("Store.sqlite")
+        try DatabaseQueue(path: file.path).writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(size / 2))
+        try handle.close()
+        var failure: (any Error)?
+        do { _ = try store.openDamaged(folder.url, lockTimeout: .milliseconds(300)) } catch { failure = error }
+        #expect(failure.map { store.isCannotOpen($0, file: file.path) } == true, "\(store): \(String(describing: failure))")
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == size / 2, "left where it was")
+        let folderFiles = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(!folderFiles.contains { $0.contains("corrupt") }, "nothing moved: \(folderFiles)")
     }
 
     @Test(arguments: stores)

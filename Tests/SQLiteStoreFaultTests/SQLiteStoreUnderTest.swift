@@ -19,6 +19,22 @@ protocol SQLiteStoreUnderTest: Sendable, CustomStringConvertible {
     func checkAfterKill(_ folder: URL, _ kill: KilledProbe) throws -> Int
     /// The error case name a probe prints for a full disk (`error: <case> ...`).
     var diskFullCase: String { get }
+    /// Opens the store of `folder`, which may be damaged, waiting `lockTimeout` for other instances to
+    /// let go before moving it aside; says what the store reported (its own checks, such as a report
+    /// on its error hook, are made here).
+    func openDamaged(_ folder: URL, lockTimeout: Duration) throws -> Recovery
+    /// Whether `error` is the store's "cannot open" error naming `file`.
+    func isCannotOpen(_ error: any Error, file: String) -> Bool
+}
+
+/// What opening a damaged store did.
+struct Recovery {
+    /// The rows the opened store holds.
+    let rows: Int
+    /// Where the damaged file went, if it was moved aside.
+    let movedTo: String?
+    /// The damage SQLite reported.
+    let cause: String?
 }
 
 /// An open store of the suite.

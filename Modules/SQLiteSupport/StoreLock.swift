@@ -6,15 +6,18 @@ import Glibc
 import Darwin
 #endif
 
-/// A shared `flock` on the store's sidecar `.<name>.sqlite.lock`, held by every open manager for its
-/// lifetime, so that moving a corrupt store aside (which takes it exclusively) never pulls the file
-/// from under another process that has it open.
-final class StoreLock: @unchecked Sendable {
+/// A shared `flock` on a store's sidecar `.<name>.sqlite.lock`, held by every open store for its
+/// lifetime, so that moving a damaged store aside (which takes it exclusively) never pulls the file
+/// from under another process that has it open. Both SQLite stores use it (see ``StoreRecovery``).
+package final class StoreLock: @unchecked Sendable {
+    /// Another process kept the lock exclusive (it was recovering the store) past the timeout.
+    package struct Busy: Error {}
+
     private let fd: Int32
 
     /// Opens the sidecar and takes the shared lock; `nil` when the folder is read-only and the
     /// sidecar cannot be created (opening the store will then report why).
-    init?(for store: URL, timeout: Duration) throws(StorageError) {
+    package init?(for store: URL, timeout: Duration) throws(Busy) {
         let path = FileLock.lockURL(for: store).path
         var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd < 0 { fd = open(path, O_RDONLY | O_CLOEXEC) }
@@ -22,7 +25,7 @@ final class StoreLock: @unchecked Sendable {
         self.fd = fd
         guard Self.poll(fd, LOCK_SH, timeout: timeout) else {
             close(fd)
-            throw .cannotOpen(file: store.path, cause: "another process is recovering the store and kept it locked for more than \(timeout)")
+            throw Busy()
         }
     }
 
@@ -31,9 +34,9 @@ final class StoreLock: @unchecked Sendable {
         close(fd)
     }
 
-    /// Runs `body` with the lock held exclusively (no other manager has the store open), then goes
-    /// back to shared. `false` when other processes kept it shared until the deadline.
-    func withExclusive<R>(timeout: Duration, _ body: () throws(StorageError) -> R) throws(StorageError) -> R? {
+    /// Runs `body` with the lock held exclusively (no other store has the file open), then goes back
+    /// to shared. `nil` when other processes kept it shared until the deadline.
+    package func withExclusive<R>(timeout: Duration, _ body: () throws -> R) rethrows -> R? {
         guard Self.poll(fd, LOCK_EX, timeout: timeout) else {
             _ = Self.poll(fd, LOCK_SH, timeout: .seconds(1))
             return nil
