@@ -37,7 +37,7 @@ import TestSupport
         for id in 1...400 {
             try writer.write(id: id, bytes: 40_000)
             let size = (try? FileManager.default.attributesOfItem(atPath: folder.file("Store.sqlite-wal").path)[.size] as? Int) ?? 0
-            largest = max(largest, size ?? 0)
+            largest = max(largest, size)
         }
         print("\(store): WAL largest \(largest) bytes after 400 commits of 40 KB, \(reads.load(ordering: .relaxed)) reads meanwhile")
         #expect(reads.load(ordering: .relaxed) > 100, "the reader really read throughout")

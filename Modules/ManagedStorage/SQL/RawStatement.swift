@@ -116,26 +116,5 @@ final class RawStatement {
 /// SQLite's `SQLITE_TRANSIENT`: copy the bound bytes now.
 let SQLITE_TRANSIENT_VALUE = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
-/// The prepared statements of one connection, by SQL.
-final class StatementCache {
-    let connection: OpaquePointer
-    private var statements: [String: RawStatement] = [:]
-
-    init(connection: OpaquePointer) { self.connection = connection }
-
-    func statement(_ sql: String) throws(StorageError) -> RawStatement {
-        if let statement = statements[sql] {
-            statement.reset()
-            return statement
-        }
-        let statement = try RawStatement(sql, on: connection)
-        statements[sql] = statement
-        return statement
-    }
-
-    /// Finalizes every statement (before the connection is handed back).
-    func clear() { statements.removeAll() }
-}
-
 /// The row id of the last insert on `connection`.
 func sqlite3LastInsertRowID(_ connection: OpaquePointer) -> Int64 { sqlite3_last_insert_rowid(connection) }

@@ -1,16 +1,5 @@
 import Foundation
 
-/// What happens to the objects at the other end of a relationship when its object is deleted.
-public enum DeleteRule: Sendable, Equatable {
-    /// The related objects stay and stop pointing at the deleted one (the default).
-    case nullify
-    /// The related objects are deleted too.
-    case cascade
-    /// The delete fails while any related object exists: the operation reports
-    /// ``StorageError/deleteDenied(entity:relationship:)`` and rolls back.
-    case deny
-}
-
 /// One persisted property of an entity, as the ``StorageEntity()`` macro declares it.
 ///
 /// Generated code builds these with ``property(_:_:)`` and its overloads; the overload the compiler picks

@@ -16,7 +16,7 @@ import Foundation
 ///
 /// An entity instance belongs to the ``StorageType`` that fetched or inserted it and is not `Sendable`:
 /// send its ``toReadOnly()`` copy across threads instead.
-public protocol StorageEntity: AnyObject, _ReadOnlyField, ReadOnlyConvertible where ReadOnlyField == StorageObjectID {
+public protocol StorageEntity: AnyObject, SendableMetatype, _ReadOnlyField, ReadOnlyConvertible where ReadOnlyField == StorageObjectID {
     /// The entity's table name (the class name unless `@StorageEntity(name:)` says otherwise).
     static var entityName: String { get }
     /// The table's name in the previous version of the model, when the entity was renamed
@@ -41,33 +41,6 @@ extension StorageEntity {
     public var hasChanges: Bool { _$backing.hasChanges }
 
     public static func _readOnly(_ value: Self) -> StorageObjectID { value._$backing.permanentObjectID() }
-}
-
-/// A type with a `Sendable` copy to hand out of a storage operation, as WooCommerce's `ReadOnlyConvertible`.
-public protocol ReadOnlyConvertible {
-    /// The `Sendable` copy's type.
-    associatedtype ReadOnly: Sendable
-    /// A copy of the object's values that may cross threads.
-    func toReadOnly() -> ReadOnly
-}
-
-/// The identifier of one stored object: its entity and its row. `Sendable`, so it can be passed between
-/// operations and loaded again with ``StorageType/loadObject(ofType:with:)``.
-public struct StorageObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The entity's name.
-    public let entityName: String
-    /// The row's identifier; negative for an object not yet saved (a temporary identifier).
-    public let rowID: Int64
-
-    public init(entityName: String, rowID: Int64) {
-        self.entityName = entityName
-        self.rowID = rowID
-    }
-
-    /// Whether this is the temporary identifier of an object that was not saved yet.
-    public var isTemporary: Bool { rowID < 0 }
-
-    public var description: String { "\(entityName)/\(rowID)" }
 }
 
 /// How a property's type appears in a read-only copy: an attribute as itself, a to-one relationship as
