@@ -1,37 +1,5 @@
 import Foundation
 
-/// The positions of a longest strictly increasing run (subsequence) of `values`, in order.
-///
-/// Patience sorting with a fast path: a value above the current longest run's end extends it without
-/// a search, so mostly ordered input (live results after a few changes) costs O(n), and each value out
-/// of order O(log n).
-func increasingRun(_ values: [Int]) -> [Int] {
-    guard !values.isEmpty else { return [] }
-    var tails: [Int] = []          // position of the smallest end of a run of each length
-    var previous = [Int](repeating: -1, count: values.count)
-    for (position, value) in values.enumerated() {
-        if let last = tails.last, values[last] >= value {
-            var low = 0, high = tails.count - 1
-            while low < high {
-                let middle = (low + high) / 2
-                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
-            }
-            previous[position] = low > 0 ? tails[low - 1] : -1
-            tails[low] = position
-        } else {
-            previous[position] = tails.last ?? -1
-            tails.append(position)
-        }
-    }
-    var run: [Int] = []
-    var position = tails[tails.count - 1]
-    while position >= 0 {
-        run.append(position)
-        position = previous[position]
-    }
-    return run.reversed()
-}
-
 extension StorageValue {
     /// SQLite's order of two values with the BINARY collation: `NULL` first, then numbers (integers and
     /// reals compared by value), then text (byte by byte in UTF-8), then blobs. Negative, zero or positive.
