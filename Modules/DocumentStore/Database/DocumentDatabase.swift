@@ -73,26 +73,15 @@ final class DocumentDatabase: @unchecked Sendable {
         } catch {
             throw .cannotOpen(file: path, cause: "\(error)")
         }
-        var config = Configuration()
-        config.label = "DocumentStore(\(configuration.url.lastPathComponent))"
-        let timeout = configuration.busyTimeout.components
-        config.busyMode = .timeout(TimeInterval(timeout.seconds) + TimeInterval(timeout.attoseconds) / 1e18)
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try configuration.sqliteOptions.openPool(path: path, label: "DocumentStore(\(configuration.url.lastPathComponent))",
+                                                            foreignKeys: true)
         } catch {
             throw Self.storeError(error, file: path, opening: true)
         }
         do {
             try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
-                try WriteAheadLog.limit(db, bytes: configuration.walSizeLimit)
-                if configuration.checksIntegrityAtOpen {
-                    let result = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
-                    if result != ["ok"] {
-                        throw DocumentStoreError.corruptDatabase(file: path, cause: result.joined(separator: "; "))
-                    }
-                }
                 try db.inTransaction(.immediate) {
                     let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                     if version > Self.schemaVersion {
@@ -191,6 +180,10 @@ final class DocumentDatabase: @unchecked Sendable {
                                 systemErrno: systemErrno, busySeconds: seconds)
             }
             return error
+        }
+        if let failure = error as? SQLiteFailure {
+            return classify(code: failure.code, message: failure.message, sql: failure.sql, file: file, opening: opening,
+                            systemErrno: systemErrno, busySeconds: seconds)
         }
         if let error = error as? DatabaseError {
             return classify(code: error.extendedResultCode.rawValue, message: error.message ?? "", sql: error.sql,

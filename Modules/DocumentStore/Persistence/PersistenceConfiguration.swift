@@ -1,5 +1,6 @@
 import Foundation
 import FileStorageKit
+import SQLiteSupport
 
 /// Where a document store lives and how it trades speed for durability.
 ///
@@ -54,5 +55,14 @@ public struct PersistenceConfiguration: Sendable {
     public init(name: String, appName: String? = nil, directories: AppDirectories? = nil) {
         let folder = (directories ?? AppDirectories(appName: appName ?? name)).applicationSupport
         url = folder.appendingPathComponent("\(AppDirectories.safeComponent(name)).sqlite")
+    }
+}
+
+extension PersistenceConfiguration {
+    /// The options SQLiteSupport opens the store with.
+    var sqliteOptions: SQLiteStoreOptions {
+        SQLiteStoreOptions(durability: durability == .full ? .full : .normal, busyTimeout: busyTimeout,
+                           checksIntegrityAtOpen: checksIntegrityAtOpen, walSizeLimit: walSizeLimit,
+                           pollInterval: otherProcessPollInterval)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteSupport
 import FileStorageKit
 
 /// Where a store lives and how it trades speed for durability.
@@ -57,4 +58,13 @@ public struct StorageConfiguration: Sendable {
 
     /// The store file.
     public var fileURL: URL { folder.appendingPathComponent("\(name).sqlite") }
+}
+
+extension StorageConfiguration {
+    /// The options SQLiteSupport opens the store with.
+    var sqliteOptions: SQLiteStoreOptions {
+        SQLiteStoreOptions(durability: durability == .full ? .full : .normal, busyTimeout: busyTimeout,
+                           checksIntegrityAtOpen: checksIntegrityAtOpen, walSizeLimit: walSizeLimit,
+                           pollInterval: otherProcessPollInterval)
+    }
 }

@@ -47,28 +47,16 @@ struct StoreOpener {
         return primary == 11 /* SQLITE_CORRUPT */ || primary == 26 /* SQLITE_NOTADB */
     }
 
-    private func makeConfiguration() -> Configuration {
-        var config = Configuration()
-        config.label = "ManagedStorage(\(configuration.name))"
-        config.busyMode = .timeout(TimeInterval(configuration.busyTimeout.components.seconds)
-                                   + TimeInterval(configuration.busyTimeout.components.attoseconds) / 1e18)
-        config.foreignKeysEnabled = true
-        return config
-    }
+    private var label: String { "ManagedStorage(\(configuration.name))" }
 
     private func openAndMigrate() throws(StorageError) -> DatabasePool {
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: makeConfiguration())
+            pool = try configuration.sqliteOptions.openPool(path: path, label: label, foreignKeys: true)
         } catch {
             throw StorageError(error, file: path, openFailure: true)
         }
         do {
-            try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = \(configuration.durability == .full ? "FULL" : "NORMAL")")
-                try WriteAheadLog.limit(db, bytes: configuration.walSizeLimit)
-            }
-            if configuration.checksIntegrityAtOpen { try checkIntegrity(pool) }
             try restoreInterruptedMigration(into: pool)
             try migrate(pool)
             return pool
@@ -83,18 +71,11 @@ struct StoreOpener {
     /// from the declarations. Nothing to migrate, check or recover.
     func openInMemory(description: String) throws(StorageError) -> DatabaseQueue {
         do {
-            let queue = try DatabaseQueue(configuration: makeConfiguration())
+            let queue = try DatabaseQueue(configuration: configuration.sqliteOptions.configuration(label: label, foreignKeys: true))
             try migrate(queue)
             return queue
         } catch {
             throw StorageError(error, file: description, openFailure: true)
-        }
-    }
-
-    private func checkIntegrity(_ pool: DatabasePool) throws {
-        let result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
-        if result != ["ok"] {
-            throw StorageError.sqlite(code: 11, message: "integrity check failed: \(result.joined(separator: "; "))", sql: "PRAGMA quick_check")
         }
     }
 
@@ -283,6 +264,8 @@ extension StorageError {
     init(_ error: any Error, file: String? = nil, busyTimeout: Duration? = nil, openFailure: Bool = false) {
         if let error = error as? StorageError {
             self = error
+        } else if let failure = error as? SQLiteFailure {
+            self.init(failure, file: file, busyTimeout: busyTimeout, openFailure: openFailure)
         } else if let error = error as? DatabaseError {
             self.init(SQLiteFailure(error, file: file ?? "the store"), file: file, busyTimeout: busyTimeout, openFailure: openFailure)
         } else if let error = error as? FileStorageError {
