@@ -131,7 +131,7 @@ let package = Package(
         // A child process the ManagedStorage tests start.
         .executableTarget(name: "managed-probe", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"], path: "Tests/ManagedProbe"),
         // Dali's classes and other documents shared by DocumentStore's tests and its probe.
-        .target(name: "DocumentTestModel", dependencies: ["DocumentStore"], path: "Tests/DocumentTestModel"),
+        .target(name: "DocumentTestModel", dependencies: ["DocumentStore", grdb], path: "Tests/DocumentTestModel"),
         // Dali's sample client (its repository's Shapes.swift and Graph.swift, newest version), compiled
         // as written but for the commented Swift 2 spellings; DocumentStoreTests runs it.
         .target(name: "DaliSampleClient", dependencies: ["DocumentStore"], path: "Tests/DaliSampleClient"),

@@ -1,4 +1,4 @@
-import DocumentStore
+@testable import DocumentStore
 import Foundation
 import GRDB
 import Testing
@@ -18,9 +18,9 @@ import TestSupport
     @Test func nothingIsReadOrBuiltBeforeIterationAndABreakBuildsNothingPastIt() throws {
         let store = try Self.store("lazy-early", count: 50)
         let persistence = store.persistence
-        #expect(persistence.liveObjectCount == 0)
+        #expect(persistence.identityMap.liveCount == 0)
         let all = try persistence.loadAll(kind: Tally.self, pageSize: 8)
-        #expect(Tally.built(in: persistence) == 0 && persistence.liveObjectCount == 0, "loadAll builds nothing")
+        #expect(Tally.built(in: persistence) == 0 && persistence.identityMap.liveCount == 0, "loadAll builds nothing")
         var held: [Tally] = []
         for tally in all {
             held.append(tally)
@@ -28,7 +28,7 @@ import TestSupport
         }
         #expect(held.map(\.number) == [0, 1, 2, 3, 4])
         #expect(Tally.built(in: persistence) == 5, "the page read 8 rows; only 5 objects were built")
-        #expect(persistence.liveObjectCount == 5)
+        #expect(persistence.identityMap.liveCount == 5)
         #expect(!persistence.isCached(identifier: Tally.identifier(5)))
         #expect(held.allSatisfy { persistence.isCached(identifier: $0.identifier) })
         #expect(all.failure == nil)

@@ -2,37 +2,10 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A document changed locally, as a replicator pushes it: its leaves with their bodies and ancestry.
-package struct OutgoingDocument: Sendable, Equatable {
-    package let identifier: String
-    package let kind: String
-    package let leaves: [OutgoingRevision]
-
-    package init(identifier: String, kind: String, leaves: [OutgoingRevision]) {
-        self.identifier = identifier
-        self.kind = kind
-        self.leaves = leaves
-    }
-}
-
-/// One leaf of an ``OutgoingDocument``: the canonical JSON text exactly as stored (`{}` for a deletion)
-/// and its ancestors, nearest first.
-package struct OutgoingRevision: Sendable, Equatable {
-    package let revision: String
-    package let deleted: Bool
-    package let body: String
-    package let ancestors: [String]
-}
-
-/// A page of the local change feed, grouped by document.
-package struct OutgoingPage: Sendable {
-    package let documents: [OutgoingDocument]
-    /// The last feed position the page covers (the next page starts after it).
-    package let lastSequence: Int64
-    /// Whether the feed has more changes after ``lastSequence``.
-    package let hasMore: Bool
-}
-
+// What DocumentSync needs of a store beyond the public API, in one place: the local feed grouped by
+// document (`outgoing`), which revisions are known, the replica's identity, purges, conflict
+// resolution, foreign revisions, branches and checkpoints (package access, except `branches(of:)`
+// and `history(of:revision:)`, which are public).
 extension Persistence {
     /// The documents changed after `sequence`, at most `limit` feed entries, each document once with
     /// all its current leaves; documents whose kind is not in `kinds` (when given) are left out.
@@ -178,5 +151,64 @@ extension Persistence {
             }
             return known
         }
+    }
+}
+
+// MARK: Foreign revisions, branches and checkpoints
+
+extension Persistence {
+    /// Adds a revision made by another replica, with its ancestry, in the current transaction (or one
+    /// of its own), and makes the tree's winner current. `false` when the revision was already known.
+    ///
+    /// An object loaded before keeps its revision: saving it after the winner changed is a conflict.
+    @discardableResult
+    package func insertForeign(_ revision: ForeignRevision) throws -> Bool {
+        try transaction { persistence in
+            let context = persistence.currentContext()!
+            let inserted = try RevisionTree(db: context.db).insert(revision, context: context)
+            if inserted { context.didWrite = true }
+            return inserted
+        }
+    }
+
+    /// The leaves of a document's revision tree: one when it has no conflict, more when replicas
+    /// edited it concurrently (the live ones other than the current one are the conflict's other
+    /// sides); empty when the store has no such document.
+    ///
+    /// - Parameter identifier: The document's identifier.
+    /// - Throws: ``DocumentStoreError`` when the store cannot be read.
+    public func branches(of identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
+        try reading { db in try RevisionTree(db: db).branches(identifier: identifier) }
+    }
+
+    /// The ancestry of a revision of a document, itself first then its parent and so on, as far as the
+    /// tree keeps it (``PersistenceConfiguration/revisionHistoryLimit`` generations); empty when the
+    /// tree does not have that revision.
+    ///
+    /// - Parameters:
+    ///   - identifier: The document's identifier.
+    ///   - revision: A revision of it, such as a ``RevisionBranch/revision``.
+    /// - Throws: ``DocumentStoreError`` when the store cannot be read.
+    public func history(of identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
+        try reading { db in try RevisionTree(db: db).history(identifier: identifier, revision: revision) }
+    }
+
+    /// Writes (or with `nil` removes) a named checkpoint, in the current transaction so it commits with
+    /// the documents it describes.
+    package func setCheckpoint(_ value: String?, for name: String) throws {
+        try transaction { persistence in
+            let db = persistence.currentContext()!.db
+            if let value {
+                try db.execute(sql: "INSERT INTO checkpoints(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                               arguments: [name, value])
+            } else {
+                try db.execute(sql: "DELETE FROM checkpoints WHERE name = ?", arguments: [name])
+            }
+        }
+    }
+
+    /// A named checkpoint's value.
+    package func checkpoint(_ name: String) throws(DocumentStoreError) -> String? {
+        try reading { db in try String.fetchOne(db, sql: "SELECT value FROM checkpoints WHERE name = ?", arguments: [name]) }
     }
 }
