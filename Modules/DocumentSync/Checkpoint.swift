@@ -5,16 +5,17 @@ import Foundation
 /// each write gets a fresh random tag. Both sides keep a copy. A replicator resumes from the newest
 /// entry both copies share, so a copy that fell one batch behind (killed between the two writes) costs
 /// one replayed batch, and copies with nothing in common (a restored backup, another server) start over.
-struct CheckpointHistory: Equatable, CustomStringConvertible {
-    struct Entry: Equatable {
-        let tag: String
-        let position: Int64
+package struct CheckpointHistory: Sendable, Equatable, CustomStringConvertible {
+    package struct Entry: Sendable, Equatable {
+        package let tag: String
+        package let position: Int64
     }
 
     static let kept = 5
-    private(set) var entries: [Entry]
+    package private(set) var entries: [Entry]
 
-    init(_ text: String?) {
+    /// The history a `tag:position …` text holds (empty for `nil`, and without entries it cannot read).
+    package init(_ text: String?) {
         entries = (text ?? "").split(separator: " ").compactMap { item in
             let parts = item.split(separator: ":")
             guard parts.count == 2, let position = Int64(parts[1]) else { return nil }
@@ -22,10 +23,10 @@ struct CheckpointHistory: Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String { entries.map { "\($0.tag):\($0.position)" }.joined(separator: " ") }
+    package var description: String { entries.map { "\($0.tag):\($0.position)" }.joined(separator: " ") }
 
     /// This history with a new newest entry at `position`.
-    func adding(_ position: Int64) -> CheckpointHistory {
+    package func adding(_ position: Int64) -> CheckpointHistory {
         var copy = self
         let tag = String(UInt64.random(in: 1...UInt64.max), radix: 36)
         copy.entries.insert(Entry(tag: tag, position: position), at: 0)
@@ -34,7 +35,7 @@ struct CheckpointHistory: Equatable, CustomStringConvertible {
     }
 
     /// Where to resume: the newest entry of `local` that `remote` also has; 0 when there is none.
-    static func resume(local: CheckpointHistory, remote: CheckpointHistory) -> (position: Int64, matched: CheckpointHistory) {
+    package static func resume(local: CheckpointHistory, remote: CheckpointHistory) -> (position: Int64, matched: CheckpointHistory) {
         for (index, entry) in local.entries.enumerated() where remote.entries.contains(entry) {
             return (entry.position, CheckpointHistory(entries: Array(local.entries[index...])))
         }

@@ -88,18 +88,22 @@ extension DocumentSync {
         defer { listener?.cancel() }
         while !Task.isCancelled {
             do {
-                if session == nil {
+                if replication == nil {
                     status.yield(.connecting)
-                    let opened = try await openSession()
-                    session = opened
-                    listener?.cancel()
-                    listener = try await listen(on: opened, wake)
-                    replication = try await Replication.prepare(self, opened)
+                    if let givenServer {
+                        replication = try Replication.prepare(self, givenServer)
+                    } else {
+                        let opened = try await openSession()
+                        session = opened
+                        listener?.cancel()
+                        listener = try await listen(on: opened, wake)
+                        replication = try Replication.prepare(self, try await server(on: opened))
+                    }
                 }
                 let report = try await run(replication!, status: { status.yield($0) })
                 status.yield(.idle(report))
                 backoff = configuration.initialBackoff
-                try await waitForWork(wake, replication!)
+                try await waitForWork(wake, replication!, session: session)
             } catch {
                 let failure = DocumentSyncError.classify(error, address: configuration.address)
                 if failure == .cancelled || Task.isCancelled { break }
@@ -121,10 +125,10 @@ extension DocumentSync {
     /// Returns when there is something to do: a local commit not pushed yet (including one made while
     /// the last synchronization ran), a notification of another replica's push, a broken connection, or
     /// the maximum interval.
-    private func waitForWork(_ wake: WakeFlag, _ replication: Replication) async throws {
+    private func waitForWork(_ wake: WakeFlag, _ replication: Replication, session: ServerSession?) async throws {
         let deadline = ContinuousClock.now + configuration.maximumInterval
         while true {
-            if wake.take() || replication.session.connection.isClosed { return }
+            if wake.take() || session?.connection.isClosed == true { return }
             if try replication.hasUnpushedChanges() { return }
             guard ContinuousClock.now < deadline else { return }
             try await Task.sleep(for: configuration.pollInterval)

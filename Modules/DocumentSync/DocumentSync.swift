@@ -110,12 +110,29 @@ public final class DocumentSync: Sendable {
     public let persistence: Persistence
     public let configuration: Configuration
     let continuous = Mutex(ContinuousState())
+    /// The server every synchronization uses, when one was given (``init(persistence:configuration:server:)``);
+    /// `nil` opens a connection to ``Configuration/address`` for each.
+    let givenServer: (any ReplicationServer)?
 
     /// A replicator for `persistence`; nothing connects until ``run()`` or ``start()``.
     public init(persistence: Persistence, configuration: Configuration) throws(DocumentSyncError) {
         guard ServerSchema.isValidName(configuration.schema) else { throw .invalidSchemaName(configuration.schema) }
         self.persistence = persistence
         self.configuration = configuration
+        self.givenServer = nil
+    }
+
+    /// A replicator for `persistence` that synchronizes with `server` instead of the PostgreSQL server at
+    /// ``Configuration/address`` (which it never connects to): the package's tests run replication
+    /// against an ``InMemoryReplicationServer`` this way. Everything else in `configuration` applies as
+    /// usual, and the schema name still names the replication. A continuous replicator on such a server
+    /// hears of other replicas' pushes only by pulling (at least every ``Configuration/maximumInterval``):
+    /// notifications are PostgreSQL's.
+    package init(persistence: Persistence, configuration: Configuration, server: any ReplicationServer) throws(DocumentSyncError) {
+        guard ServerSchema.isValidName(configuration.schema) else { throw .invalidSchemaName(configuration.schema) }
+        self.persistence = persistence
+        self.configuration = configuration
+        self.givenServer = server
     }
 
     /// The SQL that creates the server schema, for a DBA to review and run (then set `createSchema` to false).
@@ -127,15 +144,15 @@ public final class DocumentSync: Sendable {
     /// Synchronizes once: pushes every local change, pulls every server change, resolves conflicts.
     @discardableResult
     public func run() async throws(DocumentSyncError) -> Report {
-        try await withSession { session in try await run(on: session, status: nil) }
+        try await withServer { server in try await run(try Replication.prepare(self, server), status: nil) }
     }
 
     /// Only sends the local changes (no pull): for a replica that writes and never reads others' changes,
     /// and to measure each direction alone.
     @discardableResult
     public func push() async throws(DocumentSyncError) -> Report {
-        try await withSession { session in
-            let replication = try await Replication.prepare(self, session)
+        try await withServer { server in
+            let replication = try Replication.prepare(self, server)
             var report = Report()
             try await replication.push(&report)
             return report
@@ -145,8 +162,8 @@ public final class DocumentSync: Sendable {
     /// Only receives the server's changes (no push), resolving conflicts when a resolver is set.
     @discardableResult
     public func pull() async throws(DocumentSyncError) -> Report {
-        try await withSession { session in
-            let replication = try await Replication.prepare(self, session)
+        try await withServer { server in
+            let replication = try Replication.prepare(self, server)
             var report = Report()
             try await replication.pull(&report)
             return report
@@ -160,10 +177,24 @@ public final class DocumentSync: Sendable {
                                      applicationName: "document_sync:" + configuration.schema)
     }
 
-    private func withSession(_ body: (ServerSession) async throws -> Report) async throws(DocumentSyncError) -> Report {
+    /// The PostgreSQL server on `session`, its schema made ready as ``Configuration/createSchema`` allows.
+    func server(on session: ServerSession) async throws -> PostgresReplicationServer {
+        try await PostgresReplicationServer.prepare(session, schema: configuration.schema, create: configuration.createSchema)
+    }
+
+    /// Runs `body` with the given server, or with the PostgreSQL server on a connection of its own,
+    /// closed afterwards.
+    private func withServer(_ body: (any ReplicationServer) async throws -> Report) async throws(DocumentSyncError) -> Report {
+        if let givenServer {
+            do {
+                return try await body(givenServer)
+            } catch {
+                throw DocumentSyncError.classify(error, address: configuration.address)
+            }
+        }
         let session = try await openSession()
         do {
-            let report = try await body(session)
+            let report = try await body(try await server(on: session))
             await session.close()
             return report
         } catch {
@@ -172,12 +203,7 @@ public final class DocumentSync: Sendable {
         }
     }
 
-    /// One push and one pull on an open session (a second push sends the merges of resolved conflicts).
-    func run(on session: ServerSession, status: (@Sendable (SyncStatus) -> Void)?) async throws -> Report {
-        try await run(try await Replication.prepare(self, session), status: status)
-    }
-
-    /// One push and one pull of a prepared replication.
+    /// One push and one pull of a prepared replication (a second push sends the merges of resolved conflicts).
     func run(_ replication: Replication, status: (@Sendable (SyncStatus) -> Void)?) async throws -> Report {
         var report = Report()
         status?(.pushing)

@@ -1,6 +1,5 @@
 import DocumentStore
 import Foundation
-import PostgresNIO
 
 extension Replication {
     /// Fetches the server's feed after the pull checkpoint, batch by batch, and inserts the revisions
@@ -8,8 +7,8 @@ extension Replication {
     /// Starts over from zero when the server purged tombstones past the checkpoint, and then purges the
     /// local documents the server no longer has (unless they hold changes not pushed yet).
     func pull(_ report: inout DocumentSync.Report) async throws {
-        var (position, history) = try await resume("pull")
-        let horizon = Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
+        var (position, history) = try await resume(.pull)
+        let horizon = try await server.purgeHorizon()
         let full = position > 0 && position < horizon
         if full {
             position = 0
@@ -18,7 +17,8 @@ extension Replication {
         var onServer = Set<String>()
         while true {
             try Task.checkCancellation()
-            let (rows, purges) = try await page(after: position)
+            let page = try await server.feedPage(after: position, limit: configuration.batchSize, kinds: configuration.kinds)
+            let (rows, purges) = (page.rows, page.purges)
             let pageIsFull = Set(rows.map(\.sequence)).count >= configuration.batchSize
             let last = max(rows.last?.sequence ?? 0, purges.last?.sequence ?? 0)
             guard last > position else { break }
@@ -38,8 +38,8 @@ extension Replication {
             let next = history.adding(last)
             let (inserted, pushed) = try apply(revisions, pull: next)
             report.pulledRevisions += inserted
-            try await setServerCheckpoint("pull", next, waitForDisk: false)
-            if let pushed { try await setServerCheckpoint("push", pushed) }
+            try await server.setCheckpoint(next, .pull, of: identity, waitForDisk: false)
+            if let pushed { try await server.setCheckpoint(pushed, .push, of: identity, waitForDisk: true) }
             if let resolver = configuration.conflictResolver {
                 report.resolvedConflicts += try resolve(conflicted.sorted(), with: resolver)
             }
@@ -55,7 +55,7 @@ extension Replication {
     /// replica's own, not pushed yet or pushed after the purge) or a change after the push checkpoint.
     /// Those stay, and go up with the next push.
     private func purgeSettled(_ identifiers: [String]) async throws -> Int {
-        let pushed = try await resume("push").position
+        let pushed = try await resume(.push).position
         return try persistence.purgeDeleted(identifiers, unchangedAfter: pushed)
     }
 
@@ -74,79 +74,6 @@ extension Replication {
             let pushed = pushHistory.adding(try store.lastSequence())
             try store.setCheckpoint(pushed.description, for: pushName)
             return (inserted, pushed)
-        }
-    }
-
-    /// One leaf of the server's feed.
-    struct FeedRow {
-        let sequence: Int64
-        let identifier: String
-        let kind: String
-        let revision: String
-        let deleted: Bool
-        let body: String?
-        let ancestors: [String]
-
-        /// The revision to insert, after checking that its digest is the digest of its parent, flag and body.
-        func verified() throws -> ForeignRevision {
-            let json: JSON?
-            do {
-                json = deleted ? JSON?.none : try JSON(parsing: body ?? "", identifier: identifier)
-            } catch {
-                throw DocumentSyncError.invalidRevision(identifier: identifier, revision: revision,
-                                                        reason: "its body on the server is not JSON (\(error))")
-            }
-            let canonical = json?.canonicalText ?? "{}"
-            guard Revision.next(after: ancestors.first, canonicalBody: canonical, deleted: deleted) == revision else {
-                throw DocumentSyncError.invalidRevision(identifier: identifier, revision: revision,
-                                                        reason: "its digest does not match its parent and body on the server")
-            }
-            return ForeignRevision(identifier: identifier, kind: kind, revision: revision, ancestors: ancestors,
-                                   deleted: deleted, body: json, canonicalBody: canonical)
-        }
-    }
-
-    /// The leaves of the next `batchSize` documents of the server's feed after `position`, and the
-    /// purge records up to the last of them (all the rest on the last page). Both are read in one
-    /// snapshot (a read-only repeatable-read transaction): a purge committed between two separate reads
-    /// could otherwise move the checkpoint past a document committed just before it.
-    private func page(after position: Int64) async throws -> (rows: [FeedRow], purges: [PurgeRecord]) {
-        guard purgeRecords else { return (try await documentPage(after: position), []) }
-        return try await session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
-            let rows = try await documentPage(after: position)
-            let full = Set(rows.map(\.sequence)).count >= configuration.batchSize
-            let upper: Int64? = full ? rows.last?.sequence : nil
-            let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
-            let purges = try await session.rows("""
-                SELECT sequence, id FROM \(unescaped: schema).purges
-                WHERE sequence > \(position) AND (\(upper)::int8 IS NULL OR sequence <= \(upper)::int8)
-                  AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
-                ORDER BY sequence
-                """, as: (Int64, String).self).map { PurgeRecord(sequence: $0.0, identifier: $0.1) }
-            return (rows, purges)
-        }
-    }
-
-    /// One purge record of the server's feed.
-    struct PurgeRecord: Sendable {
-        let sequence: Int64
-        let identifier: String
-    }
-
-    /// The leaves of the next `batchSize` documents of the server's feed after `position`.
-    private func documentPage(after position: Int64) async throws -> [FeedRow] {
-        let kinds: [String]? = configuration.kinds.map { Array($0).sorted() }
-        let rows = try await session.rows("""
-            SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
-            FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
-                  WHERE sequence > \(position) AND (\(kinds)::text[] IS NULL OR kind = ANY(\(kinds)::text[]))
-                  ORDER BY sequence LIMIT \(Int64(configuration.batchSize))) AS d
-            JOIN \(unescaped: schema).revisions AS r ON r.document = d.id AND r.leaf
-            ORDER BY d.sequence, r.revision
-            """, as: (Int64, String, String, String, Bool, String?, String).self)
-        return rows.map { row in
-            FeedRow(sequence: row.0, identifier: row.1, kind: row.2, revision: row.3, deleted: row.4, body: row.5,
-                    ancestors: row.6.split(separator: " ").map(String.init))
         }
     }
 
@@ -189,7 +116,7 @@ extension Replication {
     /// After a full resynchronization: purges the local documents (of the replicated kinds) the server no
     /// longer has, except those changed after the push checkpoint (they are new here and go up next time).
     private func purgeAbsent(_ onServer: Set<String>) async throws -> Int {
-        let pushed = try await resume("push").position
+        let pushed = try await resume(.push).position
         let gone = try persistence.allIdentifiers().filter { document in
             !onServer.contains(document.identifier) && document.lastSequence <= pushed
                 && (configuration.kinds?.contains(document.kind) ?? true)
@@ -199,39 +126,9 @@ extension Replication {
     }
 
     /// Deletes from the server the documents whose winner is a deletion older than the retention, and
-    /// moves the purge horizon. Each document is locked as a push locks it and checked again under the
-    /// lock, so a document that has a live leaf (committed by a push meanwhile) is never removed.
+    /// moves the purge horizon (see ``ReplicationServer/purgeTombstones(olderThan:)``).
     func purgeServerTombstones() async throws {
         guard let retention = configuration.tombstoneRetention else { return }
-        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
-        try await retryingConflicts {
-            try await session.transaction {
-                let candidates = try await session.rows("""
-                    SELECT id FROM \(unescaped: schema).documents WHERE deleted AND changed_at < now() - make_interval(secs => \(seconds))
-                    ORDER BY id LIMIT 10000
-                    """, as: String.self)
-                guard !candidates.isEmpty else { return }
-                try await lockDocuments(candidates)
-                // Each removed document gets a purge record at a feed position of its own (from the
-                // counter, taken last as a push takes it), so replicas remove their copies in feed order.
-                let record = purgeRecords ? """
-                    , counter AS (UPDATE \(schema).feed SET value = value + (SELECT count(*) FROM gone) RETURNING value),
-                    recorded AS (
-                        INSERT INTO \(schema).purges(sequence, id, kind)
-                        SELECT (SELECT value FROM counter) - (SELECT count(*) FROM gone) + row_number() OVER (ORDER BY id), id, kind FROM gone)
-                    """ : ""
-                try await session.execute("""
-                    WITH gone AS (
-                        DELETE FROM \(unescaped: schema).documents AS d
-                        WHERE d.id = ANY(\(candidates)::text[]) AND d.deleted AND d.changed_at < now() - make_interval(secs => \(seconds))
-                          AND NOT EXISTS (SELECT 1 FROM \(unescaped: schema).revisions AS r WHERE r.document = d.id AND r.leaf AND NOT r.deleted)
-                        RETURNING id, kind, sequence),
-                    tree AS (DELETE FROM \(unescaped: schema).revisions WHERE document IN (SELECT id FROM gone))
-                    \(unescaped: record)
-                    UPDATE \(unescaped: schema).meta SET value = greatest(value::bigint, coalesce((SELECT max(sequence) FROM gone), 0))::text
-                    WHERE key = 'purge_horizon'
-                    """)
-            }
-        }
+        try await server.purgeTombstones(olderThan: retention)
     }
 }

@@ -8,11 +8,11 @@ import TestSupport
 
 /// A save committed while the conflict resolver runs. The invariant: the merge is written only on the
 /// branches the resolver saw, so a committed save is never overwritten by a merge that did not see it.
-@Suite("saves during conflict resolution", .enabled(if: TestServer.isAvailable, TestServer.skipReason))
+@Suite("saves during conflict resolution")
 struct ResolverRaceTests {
-    @Test("the app saves the conflicted document while the resolver runs: the save survives, merged, and the resolver is asked again")
-    func saveDuringResolver() async throws {
-        let fixture = try SyncFixture("resolverrace")
+    @Test("the app saves the conflicted document while the resolver runs: the save survives, merged, and the resolver is asked again", arguments: SyncServerKind.available)
+    func saveDuringResolver(server: SyncServerKind) async throws {
+        let fixture = try SyncFixture("resolverrace", on: server)
         let a = try fixture.store("a")
         let b = try fixture.store("b")
         try a.save(Item(identifier: "doc", body: ["base": true]))

@@ -20,17 +20,34 @@ enum TestServer {
     }
 }
 
-/// One test's corner of the server (a schema of its own, dropped at the end) and its replicas.
+/// The servers a test of replication's logic runs against, one run each (`@Test(arguments:
+/// SyncServerKind.available)`): the in-memory twin always, PostgreSQL when `TOOLKIT_POSTGRES_URL` is
+/// set (without it, its runs are left out rather than failed).
+enum SyncServerKind: String, Sendable, CustomTestStringConvertible {
+    case memory, postgres
+
+    var testDescription: String { rawValue }
+
+    static var available: [SyncServerKind] { TestServer.isAvailable ? [.memory, .postgres] : [.memory] }
+}
+
+/// One test's corner of the server (a schema of its own, dropped at the end, or an
+/// ``InMemoryReplicationServer`` of its own) and its replicas.
 final class SyncFixture: @unchecked Sendable {
     let schema: String
     let address: PostgresAddress
     let folder: TemporaryFolder
+    /// Which server the replicas synchronize with; `memory` is set for `.memory`.
+    let server: SyncServerKind
+    let memory: InMemoryReplicationServer?
     private var replicaCount = 0
 
-    init(_ name: String, address: PostgresAddress? = nil) throws {
+    init(_ name: String, on server: SyncServerKind = .postgres, address: PostgresAddress? = nil) throws {
         schema = "t_\(name)_\(UInt32.random(in: 0...UInt32.max))".lowercased()
         self.address = try address ?? TestServer.address()
         folder = try TemporaryFolder(prefix: "sync-\(name)")
+        self.server = server
+        memory = server == .memory ? InMemoryReplicationServer() : nil
     }
 
     /// A new local store, with the test kinds registered.
@@ -54,7 +71,22 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     func sync(_ persistence: Persistence, _ change: (inout DocumentSync.Configuration) -> Void = { _ in }) throws -> DocumentSync {
-        try DocumentSync(persistence: persistence, configuration: configuration(change))
+        if let memory { return try DocumentSync(persistence: persistence, configuration: configuration(change), server: memory) }
+        return try DocumentSync(persistence: persistence, configuration: configuration(change))
+    }
+
+    /// Runs `body` with the server `sync` replicates through (on a connection of its own for PostgreSQL).
+    func withServer<R>(for sync: DocumentSync, _ body: (any ReplicationServer) async throws -> R) async throws -> R {
+        if let memory { return try await body(memory) }
+        let session = try await ServerSession.open(address, connectTimeout: .seconds(60))
+        do {
+            let result = try await body(try await sync.server(on: session))
+            await session.close()
+            return result
+        } catch {
+            await session.close()
+            throw error
+        }
     }
 
     /// Runs SQL on the server (in this test's schema, named `S` in the text).
@@ -94,8 +126,9 @@ final class SyncFixture: @unchecked Sendable {
         return Int(rows.first ?? -1)
     }
 
-    /// Removes the test's schema from the server.
+    /// Removes the test's schema from the server (nothing to do in memory).
     func dropSchema() async {
+        guard server == .postgres else { return }
         try? await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
     }
 }
@@ -194,7 +227,18 @@ extension SyncFixture {
     /// The server's documents whose row disagrees with `winner()` (the tree's winning leaf), as
     /// `id: documents says …, the tree says …` lines (empty in a sound schema).
     func winnerMismatches() async throws -> [String] {
-        try await sql("""
+        if let memory {
+            // Checked against Swift's rule (the replicas'), not the twin's own winner function.
+            let contents = memory.contents
+            return contents.documents.keys.sorted().compactMap { id in
+                let row = contents.documents[id]!
+                let tree = (contents.revisions[id] ?? [:]).filter(\.value.leaf).map { (revision: $0.key, deleted: $0.value.deleted) }
+                    .max { Revision.beats($1, $0) }
+                guard tree?.revision != row.winner || tree?.deleted != row.deleted else { return nil }
+                return "\(id): documents says \(row.winner) \(row.deleted), the tree says \(tree.map { "\($0.revision) \($0.deleted)" } ?? "nothing")"
+            }
+        }
+        return try await sql("""
             SELECT d.id || ': documents says ' || d.winner || ' ' || d.deleted || ', the tree says ' || coalesce(w.revision, 'nothing') || ' ' || coalesce(w.deleted::text, '')
             FROM S.documents AS d LEFT JOIN LATERAL (SELECT * FROM S.winner(d.id)) AS w ON true
             WHERE w.revision IS DISTINCT FROM d.winner OR w.deleted IS DISTINCT FROM d.deleted
@@ -204,6 +248,12 @@ extension SyncFixture {
 
     /// The server's leaves of each document, sorted, as `revision` or `revision deleted`.
     func serverLeaves() async throws -> [String: [String]] {
+        if let memory {
+            return memory.contents.revisions.compactMapValues { nodes in
+                let leaves = nodes.filter(\.value.leaf).map { $0.key + ($0.value.deleted ? " deleted" : "") }.sorted()
+                return leaves.isEmpty ? nil : leaves
+            }
+        }
         let rows = try await sql("SELECT document, revision, deleted FROM S.revisions WHERE leaf ORDER BY document, revision",
                                  as: (String, String, Bool).self)
         var leaves: [String: [String]] = [:]
@@ -225,5 +275,68 @@ extension Persistence {
             position = page.lastSequence
             if !page.hasMore { return leaves }
         }
+    }
+}
+
+extension SyncFixture {
+    /// Each document's row on the server: identifier → `winner` or `winner deleted`.
+    func serverWinners() async throws -> [String: String] {
+        if let memory { return memory.contents.documents.mapValues { $0.winner + ($0.deleted ? " deleted" : "") } }
+        let rows = try await sql("SELECT id, winner, deleted FROM S.documents", as: (String, String, Bool).self)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.1 + ($0.2 ? " deleted" : "")) })
+    }
+
+    /// How many documents the server has (only those whose winner is not a deletion when `live`).
+    func documentCount(live: Bool = false) async throws -> Int {
+        if let memory { return memory.contents.documents.values.filter { !live || !$0.deleted }.count }
+        return try await count("S.documents" + (live ? " WHERE NOT deleted" : ""))
+    }
+
+    /// How many purge records the server has.
+    func purgeCount() async throws -> Int {
+        if let memory { return memory.contents.purges.count }
+        return try await count("S.purges")
+    }
+
+    /// How many leaves of `document` on the server are not deletions.
+    func liveLeafCount(of document: String) async throws -> Int {
+        if let memory { return (memory.contents.revisions[document] ?? [:]).values.filter { $0.leaf && !$0.deleted }.count }
+        return try await count("S.revisions WHERE document = '\(document)' AND leaf AND NOT deleted")
+    }
+
+    /// The bodies of `document`'s leaves on the server, exactly as kept.
+    func leafBodies(of document: String) async throws -> [String] {
+        if let memory { return (memory.contents.revisions[document] ?? [:]).values.filter(\.leaf).compactMap(\.body) }
+        return try await sql("SELECT body FROM S.revisions WHERE document = '\(document)' AND leaf", as: String.self)
+    }
+
+    /// Everything the server keeps about the documents (trees, rows with feed positions, the counter),
+    /// in a stable order.
+    func serverState() async throws -> [String] {
+        if let memory {
+            let contents = memory.contents
+            // In PostgreSQL's order: bytes (COLLATE "C").
+            let byBytes = { (a: String, b: String) in a.utf8.lexicographicallyPrecedes(b.utf8) }
+            let revisions = contents.revisions.keys.sorted(by: byBytes).flatMap { document in
+                contents.revisions[document]!.sorted { byBytes($0.key, $1.key) }.map { revision, node in
+                    "\(document) \(revision) \(node.parent ?? "-") \(node.deleted) \(node.leaf) \(node.body ?? "-")"
+                }
+            }
+            let documents = contents.documents.keys.sorted(by: byBytes).map { "\($0) \(contents.documents[$0]!.winner) \(contents.documents[$0]!.sequence)" }
+            return revisions + documents + ["\(contents.feed)"]
+        }
+        let revisions = try await sql("""
+            SELECT document || ' ' || revision || ' ' || coalesce(parent, '-') || ' ' || deleted || ' ' || leaf || ' ' || coalesce(body, '-')
+            FROM S.revisions ORDER BY document, revision
+            """, as: String.self)
+        let documents = try await sql("SELECT id || ' ' || winner || ' ' || sequence FROM S.documents ORDER BY id", as: String.self)
+        let feed = try await sql("SELECT value::text FROM S.feed", as: String.self)
+        return revisions + documents + feed
+    }
+
+    /// Removes the server's checkpoints of every replication but `identity` (a server that lost rows).
+    func removeCheckpoints(except identity: String) async throws {
+        if let memory { return memory.removeCheckpoints { $0 != identity } }
+        try await execute("DELETE FROM S.checkpoints WHERE replication <> '\(identity)'")
     }
 }
