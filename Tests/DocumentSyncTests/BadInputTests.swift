@@ -112,16 +112,18 @@ struct BadInputTests {
         await fixture.dropSchema()
     }
 
-    @Test("a corrupt local store is a typed error before anything reaches the server")
+    @Test("a corrupt local store is moved aside before anything reaches the server")
     func corruptLocalStore() async throws {
         let fixture = try SyncFixture("corrupt")
         let file = fixture.folder.file("broken.sqlite")
         try Data(repeating: 0x5A, count: 8192).write(to: file)
-        #expect { _ = try Persistence(configuration: PersistenceConfiguration(url: file)) } throws: { error in
-            guard case .corruptDatabase? = error as? DocumentStoreError else { return false }
-            return true
+        let persistence = try Persistence(configuration: PersistenceConfiguration(url: file))
+        guard case .corruptStoreMovedAside(_, let movedTo, _)? = persistence.recoveredFromCorruption else {
+            Issue.record("expected the store moved aside, got \(String(describing: persistence.recoveredFromCorruption))")
+            return
         }
-        #expect(try Data(contentsOf: file) == Data(repeating: 0x5A, count: 8192), "the file is left as it was")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == Data(repeating: 0x5A, count: 8192), "the damaged file is kept")
+        #expect(try persistence.rawCount("documents") == 0, "a new, empty store: a sync then pulls the documents again")
     }
 }
 

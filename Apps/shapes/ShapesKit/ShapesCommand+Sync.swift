@@ -38,7 +38,9 @@ extension ShapesCommand {
                 return
             }
             do {
-                try await reportingStoreErrors { try await run(in: try ShapesStore.open(folder: store.url), streams) }
+                try await reportingStoreErrors {
+                    try await run(in: try ShapesStore.open(folder: store.url) { streams.printError("shapes: " + $0) }, streams)
+                }
             } catch let error as DocumentSyncError {
                 throw CommandFailure("\(error)")
             }

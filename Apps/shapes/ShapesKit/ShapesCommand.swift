@@ -54,7 +54,7 @@ protocol StoreCommand: StreamingCommand {
 extension StoreCommand {
     func run(_ streams: CommandStreams) async throws {
         try await reportingStoreErrors {
-            try await run(in: try ShapesStore.open(folder: store.url), streams)
+            try await run(in: try ShapesStore.open(folder: store.url) { streams.printError("shapes: " + $0) }, streams)
         }
     }
 }

@@ -153,9 +153,13 @@ public enum ShapesStore {
     /// Opens (creating when missing) the store in `folder`, with every kind registered and indexes on
     /// circles' `radius` and `area` (created once; opening again finds them).
     ///
+    /// A damaged file is moved aside and a new store opened (DocumentStore's policy); `report` gets
+    /// the description of what was moved where, for the user.
+    ///
     /// - Throws: `DocumentStoreError` when the file cannot be opened or is not a document store.
-    public static func open(folder: URL) throws(DocumentStoreError) -> Persistence {
+    public static func open(folder: URL, report: (String) -> Void = { _ in }) throws(DocumentStoreError) -> Persistence {
         let persistence = try Persistence(url: url(folder: folder))
+        if let recovered = persistence.recoveredFromCorruption { report("\(recovered)") }
         persistence.register(persistableKind: Shape.self)
         persistence.register(persistableKind: Square.self)
         persistence.register(persistableKind: Circle.self)

@@ -165,12 +165,15 @@ import TestSupport
         let badShape = await run(["add", "triangle", "1"], store: store)
         #expect(badShape.status == 64, "\(badShape.errors)")
 
-        // A store file that is not a database: DocumentStore's error, as `shapes: <description>`.
+        // A store file that is not a database: moved aside (DocumentStore's policy), said on standard
+        // error as `shapes: <description>`, and the command runs on a new store.
         let garbage = try TemporaryFolder(prefix: "shapes-garbage")
         try Data(repeating: 0x41, count: 4096).write(to: ShapesStore.url(folder: garbage.url))
         let corrupt = await run(["list"], store: garbage)
-        #expect(corrupt.status == 1 && corrupt.errors.hasPrefix("shapes: ")
-                && corrupt.errors.contains("Shapes.sqlite"), "\(corrupt.errors)")
+        #expect(corrupt.status == 0 && corrupt.errors.hasPrefix("shapes: ")
+                && corrupt.errors.contains("Shapes.sqlite") && corrupt.errors.contains("moved to"), "\(corrupt.errors)")
+        let moved = try FileManager.default.contentsOfDirectory(atPath: garbage.url.path).filter { $0.contains(".corrupt-") }
+        #expect(moved.count == 1, "the damaged file is kept beside the new store: \(moved)")
     }
 
     @Test func watchPrintsWhatAnotherProcessSaves() async throws {
