@@ -22,7 +22,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     dependencies: [
         .package(path: ".."),
-        // The same GRDB.swift as the root package, for raw SQLite (GRDBSQLite) on the peer side of managed-bench.
+        // The same GRDB.swift as the root package: raw SQLite (GRDBSQLite) on the peer side of managed-bench and
+        // document-bench, and GRDB's records as managed-bench's other peers.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The same postgres-nio as the root package, for the raw peer of sync-bench.
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
@@ -72,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "managed-bench",
             dependencies: ["BenchSupport", "HeapUsage", .product(name: "ManagedStorage", package: rootPackage),
-                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
+                           .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/managed-bench"
         ),
         .executableTarget(

@@ -1,9 +1,13 @@
-// managed-bench: ManagedStorage against raw SQLite prepared statements, the same rows in one process.
+// managed-bench: ManagedStorage against raw SQLite prepared statements and GRDB's records, the same
+// rows in one process.
 //
 //   managed-bench [--rows N] [--runs N] [--folder PATH]
 //
-// 1. N inserts in one performAndSave, against one BEGIN IMMEDIATE … COMMIT of a prepared INSERT.
-// 2. Fetching N objects (and reading every attribute), against stepping a SELECT into structs.
+// 1. N inserts in one performAndSave, against one BEGIN IMMEDIATE … COMMIT of a prepared INSERT, and
+//    against GRDB records inserted in one transaction: a hand-written record and a Codable one
+//    (GRDBRecords.swift).
+// 2. Fetching N objects (and reading every attribute), against stepping a SELECT into structs, and
+//    against fetching the GRDB records (init(row:) by index, by name, and Codable).
 // 3. A read on viewStorage while a long write runs: how long the read took, and whether the write was
 //    still running when it returned (the read must not wait for the write).
 // 4. A ResultsController over N rows in sections: one row changed in this process, time to the
@@ -26,7 +30,7 @@ final class BenchOrder {
     var note: String?
 }
 
-struct BenchRow: Sendable {
+struct BenchRow: Sendable, Equatable {
     var orderID: Int64
     var status: String
     var total: Double
@@ -101,14 +105,30 @@ func time(_ body: () throws -> Void) rethrows -> Double {
     seconds(try clock.measure(body))
 }
 
+/// Checks that the store at `path` holds `rows`, in order (read back through the raw side).
+func checkRows(_ path: String, _ what: String) throws {
+    let read = try RawSQLite(path: path).fetchAll()
+    guard read == rows else { throw BenchError("\(what): the file holds \(read.count) rows, not the \(rows.count) written, or other values") }
+}
+
 // 1. Inserts.
 var oursInsert: [Double] = []
 var rawInsert: [Double] = []
+var grdbInsert: [Double] = []
+var codableInsert: [Double] = []
 for _ in 0..<options.runs {
     let ours = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: try freshFolder()))
     oursInsert.append(try time { try insertOurs(ours, rows) })
     let raw = try RawSQLite(path: try freshFolder().appendingPathComponent("Bench.sqlite").path)
     rawInsert.append(try time { try raw.insert(rows) })
+    let grdbPath = try freshFolder().appendingPathComponent("Bench.sqlite").path
+    let grdb = try GRDBPeer(path: grdbPath)
+    grdbInsert.append(try time { try grdb.insertHandWritten(rows) })
+    let codablePath = try freshFolder().appendingPathComponent("Bench.sqlite").path
+    let codable = try GRDBPeer(path: codablePath)
+    codableInsert.append(try time { try codable.insertCodable(rows) })
+    try checkRows(grdbPath, "GRDB hand-written insert")
+    try checkRows(codablePath, "GRDB Codable insert")
 }
 @MainActor func report(_ name: String, ours: [Double], raw: [Double]) {
     let o = median(ours), r = median(raw)
@@ -123,9 +143,14 @@ let fetchFolder = try freshFolder()
 let fetchManager = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: fetchFolder))
 try insertOurs(fetchManager, rows)
 let rawFetch = try RawSQLite(path: fetchFolder.appendingPathComponent("Bench.sqlite").path)
+let grdbFetch = try GRDBPeer(path: fetchFolder.appendingPathComponent("Bench.sqlite").path)
 var oursFetch: [Double] = []
 var rawFetchTimes: [Double] = []
+var grdbFetchTimes: [Double] = []
+var byNameFetchTimes: [Double] = []
+var codableFetchTimes: [Double] = []
 var checksum = 0.0
+var grdbChecksums = [0.0, 0.0, 0.0]
 for _ in 0..<options.runs {
     oursFetch.append(try time {
         try fetchManager.read { storage in
@@ -141,9 +166,67 @@ for _ in 0..<options.runs {
                 + row.dateCreated.timeIntervalSince1970
         }
     })
+    // The GRDB records: each adds what it read, and takes away what raw read the same way, so 0 means
+    // the same values as raw.
+    grdbFetchTimes.append(try time {
+        for row in try grdbFetch.fetchHandWritten() {
+            grdbChecksums[0] += row.total + Double(row.orderID) + Double(row.status.utf8.count) + Double(row.note?.utf8.count ?? 0)
+                + row.dateCreated.timeIntervalSince1970
+        }
+    })
+    byNameFetchTimes.append(try time {
+        for row in try grdbFetch.fetchByName() {
+            grdbChecksums[1] += row.total + Double(row.orderID) + Double(row.status.utf8.count) + Double(row.note?.utf8.count ?? 0)
+                + row.dateCreated.timeIntervalSince1970
+        }
+    })
+    codableFetchTimes.append(try time {
+        for row in try grdbFetch.fetchCodable() {
+            grdbChecksums[2] += row.total + Double(row.orderID) + Double(row.status.utf8.count) + Double(row.note?.utf8.count ?? 0)
+                + row.dateCreated.timeIntervalSince1970
+        }
+    })
 }
+// Outside the clock: every GRDB record read the same values as raw, field by field.
+let rawRows = try rawFetch.fetchAll()
+let grdbSame = try [
+    grdbFetch.fetchHandWritten().map { BenchRow(orderID: $0.orderID, status: $0.status, total: $0.total, dateCreated: $0.dateCreated, note: $0.note) },
+    grdbFetch.fetchByName().map { BenchRow(orderID: $0.orderID, status: $0.status, total: $0.total, dateCreated: $0.dateCreated, note: $0.note) },
+    grdbFetch.fetchCodable().map { BenchRow(orderID: $0.orderID, status: $0.status, total: $0.total, dateCreated: $0.dateCreated, note: $0.note) },
+].allSatisfy { $0 == rawRows }
 report("fetch \(options.rows) objects", ours: oursFetch, raw: rawFetchTimes)
 print(String(format: "  (checksum %.1f: both sides read the same values when it is 0)", checksum))
+
+// 1 and 2 beside GRDB's records.
+@MainActor func rate(_ times: [Double]) -> (String, String) {
+    (String(format: "%.3f", median(times)), String(format: "%.0f", Double(options.rows) / median(times)))
+}
+print("GRDB records beside them (DatabaseQueue, WAL, synchronous = FULL, the same table; inserts in one BEGIN IMMEDIATE transaction, fetches of every row ordered by id), median of \(options.runs) runs:")
+let sides: [(String, [Double]?, [Double])] = [
+    ("ManagedStorage", oursInsert, oursFetch),
+    ("raw SQLite (C API, prepared statements)", rawInsert, rawFetchTimes),
+    ("GRDB record, hand-written init(row:) by index", grdbInsert, grdbFetchTimes),
+    ("GRDB record, hand-written init(row:) by name", nil, byNameFetchTimes),
+    ("GRDB record, Codable", codableInsert, codableFetchTimes),
+]
+for line in alignedLines(header: ["side", "insert s", "insert rows/s", "fetch s", "fetch rows/s"], rows: sides.map { side in
+    let insert = side.1.map(rate) ?? ("-", "-"), fetch = rate(side.2)
+    return [side.0, insert.0, insert.1, fetch.0, fetch.1]
+}) { print("  " + line) }
+guard grdbSame, rawRows.count == options.rows else { throw BenchError("the GRDB records did not read the same rows as raw") }
+print(String(format: "  (the GRDB records read the same rows as raw, field by field; the files they inserted read back equal to the rows written; checksums %.0f %.0f %.0f)",
+             grdbChecksums[0], grdbChecksums[1], grdbChecksums[2]))
+@MainActor func ratio(_ name: String, _ ours: [Double], _ peer: [Double]) {
+    let o = median(ours), p = median(peer)
+    print(String(format: "  %@: ManagedStorage at %.0f%% of its rows/s (ManagedStorage's time %.2fx its time)", name, 100 * p / o, o / p))
+}
+ratio("ManagedStorage fetch vs GRDB hand-written", oursFetch, grdbFetchTimes)
+ratio("ManagedStorage fetch vs GRDB hand-written by name", oursFetch, byNameFetchTimes)
+ratio("ManagedStorage fetch vs GRDB Codable", oursFetch, codableFetchTimes)
+ratio("ManagedStorage fetch vs raw", oursFetch, rawFetchTimes)
+ratio("ManagedStorage insert vs raw", oursInsert, rawInsert)
+ratio("ManagedStorage insert vs GRDB hand-written", oursInsert, grdbInsert)
+ratio("ManagedStorage insert vs GRDB Codable", oursInsert, codableInsert)
 
 // 3. A read on viewStorage while a long write runs.
 let started = DispatchSemaphore(value: 0)
