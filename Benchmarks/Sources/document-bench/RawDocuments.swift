@@ -22,10 +22,9 @@ final class RawDocuments {
         try exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
         if create {
             for statement in Persistence.schemaStatements { try exec(statement) }
-            // The schema version schemaStatements makes (DocumentDatabase.schemaVersion, 2 since the
-            // feed's changes_by_document index): with 1, opening the file with Persistence (the load
-            // cases do) would run the upgrade to 2 again and fail on the index that already exists.
-            try exec("PRAGMA user_version = 2")
+            // The schema version schemaStatements makes: with an older one, opening the file with
+            // Persistence (the load cases do) would run the upgrades again and fail on what exists.
+            try exec("PRAGMA user_version = \(Persistence.schemaVersion)")
         }
     }
 

@@ -102,9 +102,14 @@ public final class Persistence: Sendable {
     /// The database file.
     public var url: URL { configuration.url }
 
-    /// The SQL that creates a store's tables and indexes (schema version 1), for tools that read or
-    /// write the file directly, such as the raw-SQLite side of `Benchmarks/document-bench`.
+    /// The SQL that creates a store's tables and indexes (schema version ``schemaVersion``), for tools
+    /// that read or write the file directly, such as the raw-SQLite side of `Benchmarks/document-bench`.
+    /// A file made with it must also get `PRAGMA user_version = <schemaVersion>`, or opening it runs
+    /// the upgrades again.
     public static var schemaStatements: [String] { DocumentDatabase.schema }
+
+    /// The schema version `schemaStatements` makes (kept in the file's `PRAGMA user_version`).
+    public static var schemaVersion: Int { DocumentDatabase.schemaVersion }
 
     // MARK: Kinds
 
