@@ -47,18 +47,25 @@ let package = Package(
     targets: [
         module("PlistCodec"),
         module("FileStorageKit", dependencies: ["PlistCodec"]),
+        // The syntax helpers the three macro plug-ins share (attributes, modifiers, stored properties,
+        // literals): an internal target, no product, linked only into the plug-ins.
+        .target(name: "MacroSupport", dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax")],
+                path: "Modules/MacroSupport"),
         .macro(name: "ModelPersistenceMacros", dependencies: [
+            "MacroSupport",
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/ModelPersistenceMacros"),
         module("ModelPersistence", dependencies: ["ModelPersistenceMacros", "FileStorageKit", "PlistCodec"]),
         module("CollectionStore", dependencies: ["FileStorageKit", "PlistCodec"]),
         .macro(name: "StateGraphMacros", dependencies: [
+            "MacroSupport",
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/StateGraphMacros"),
         module("StateGraph", dependencies: ["StateGraphMacros", "FileStorageKit", "PlistCodec"]),
         .macro(name: "ManagedStorageMacros", dependencies: [
+            "MacroSupport",
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ], path: "Modules/ManagedStorageMacros"),
@@ -87,13 +94,21 @@ let package = Package(
     + app("shapes", kit: "ShapesKit", dependencies: ["DocumentStore", "DocumentSync", "FileStorageKit", "CommandSupport", argumentParser])
     + [
         .target(name: "TestSupport", dependencies: ["PlistCodec"], path: "Tests/TestSupport"),
+        // The macro plug-ins' expansion tests share `expectMacroExpansion`; kept out of TestSupport, which
+        // every probe links, so that swift-syntax stays in the macro tests.
+        .target(name: "MacroTestSupport", dependencies: [
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        ], path: "Tests/MacroTestSupport"),
+        tests("MacroSupportTests", dependencies: ["MacroSupport", .product(name: "SwiftParser", package: "swift-syntax"),
+                                                  .product(name: "SwiftSyntax", package: "swift-syntax")]),
         tests("PlistCodecTests", dependencies: ["PlistCodec", "TestSupport"]),
         tests("FileStorageKitTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("ModelPersistenceTests", dependencies: ["ModelPersistence", "FileStorageKit", "PlistCodec", "TestSupport"]),
         // DocumentData's documented examples (README, DocC, its tests' models), compiled as published.
         tests("DocumentDataExamplesTests", dependencies: ["ModelPersistence", "PlistCodec", "TestSupport"]),
         tests("ModelPersistenceMacrosTests", dependencies: [
-            "ModelPersistenceMacros",
+            "ModelPersistenceMacros", "MacroTestSupport",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
@@ -107,13 +122,13 @@ let package = Package(
                                                      "TestSupport", grdb]),
         tests("WooCommerceExamplesTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"]),
         tests("ManagedStorageMacrosTests", dependencies: [
-            "ManagedStorageMacros",
+            "ManagedStorageMacros", "MacroTestSupport",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
         tests("StateGraphTests", dependencies: ["StateGraph", "SettingsModels", "FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("StateGraphMacrosTests", dependencies: [
-            "StateGraphMacros",
+            "StateGraphMacros", "MacroTestSupport",
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),

@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -57,18 +58,13 @@ extension StorageEntityMacro {
         return name
     }
 
-    static func accessLevel(_ classDecl: ClassDeclSyntax) -> String {
-        let public_ = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.public) || $0.name.tokenKind == .keyword(.open) }
-        return public_ ? "public " : ""
-    }
-
     static func validate(_ declaration: some DeclGroupSyntax, node: AttributeSyntax,
                          in context: some MacroExpansionContext) -> ClassDeclSyntax? {
         guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
             context.diagnose(Diagnostic(node: node, message: StorageEntityDiagnostic.notAClass))
             return nil
         }
-        guard classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) else {
+        guard classDecl.hasModifier(.final) else {
             let fixIt = FixIt(message: StorageEntityFixIt(message: "make the class final"),
                               changes: [.replace(oldNode: Syntax(classDecl.classKeyword),
                                                  newNode: Syntax(TokenSyntax.identifier("final class", leadingTrivia: classDecl.classKeyword.leadingTrivia,
@@ -109,7 +105,7 @@ extension StorageEntityMacro: MemberMacro {
         guard let classDecl = validate(declaration, node: node, in: context) else { return [] }
         diagnoseMembers(classDecl, in: context)
         let typeName = classDecl.name.trimmed.text
-        let access = accessLevel(classDecl)
+        let access = classDecl.publicAccessPrefix
         var entityName = typeName
         if case .argumentList(let arguments)? = node.arguments,
            let argument = arguments.first(where: { $0.label?.text == "name" }),
@@ -126,7 +122,7 @@ extension StorageEntityMacro: MemberMacro {
         let properties = storedProperties(classDecl)
         let descriptors = properties.map { property -> String in
             let extra = property.relationshipArguments.map { $0.isEmpty ? "" : ", " + $0 } ?? ""
-            return "        .property(\(literal(property.name)), \\\(typeName).\(property.name)\(extra))"
+            return "        .property(\(property.name.quotedLiteral), \\\(typeName).\(property.name)\(extra))"
         }
         let fields = properties.map { "\(access)let \($0.name): ManagedStorage._ReadOnlyFieldOf<\($0.type)>" }
         let parameters = (["objectID: ManagedStorage.StorageObjectID"] + properties.map { "\($0.name): ManagedStorage._ReadOnlyFieldOf<\($0.type)>" })
@@ -137,13 +133,13 @@ extension StorageEntityMacro: MemberMacro {
             .joined(separator: ", ")
         var members: [DeclSyntax] = []
         if let originalName {
-            members.append("\(raw: access)static var originalEntityName: String? { \(raw: literal(originalName)) }")
+            members.append("\(raw: access)static var originalEntityName: String? { \(raw: originalName.quotedLiteral) }")
         }
         return members + [
             "\(raw: access)typealias ReadOnlyField = ManagedStorage.StorageObjectID",
             "\(raw: access)let _$backing: ManagedStorage.EntityBacking",
             "\(raw: access)init(_$backing: ManagedStorage.EntityBacking) { self._$backing = _$backing }",
-            "\(raw: access)static var entityName: String { \(raw: literal(entityName)) }",
+            "\(raw: access)static var entityName: String { \(raw: entityName.quotedLiteral) }",
             """
             \(raw: access)static var _$properties: [ManagedStorage.StorageProperty<\(raw: typeName)>] {
                 [
@@ -172,10 +168,6 @@ extension StorageEntityMacro: MemberMacro {
             """,
         ]
     }
-
-    static func literal(_ text: String) -> String {
-        "\"" + text.flatMap { $0 == "\"" || $0 == "\\" ? ["\\", $0] : [$0] }.map(String.init).joined() + "\""
-    }
 }
 
 extension StorageEntityMacro: MemberAttributeMacro {
@@ -183,7 +175,7 @@ extension StorageEntityMacro: MemberAttributeMacro {
                                  providingAttributesFor member: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AttributeSyntax] {
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }),
+              classDecl.hasModifier(.final),
               let variable = member.as(VariableDeclSyntax.self),
               let name = variable.singleName else { return [] }
         let properties = storedProperties(classDecl)
@@ -198,7 +190,7 @@ extension StorageEntityMacro: ExtensionMacro {
                                  providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
                                  in context: some MacroExpansionContext) throws -> [ExtensionDeclSyntax] {
         guard let classDecl = declaration.as(ClassDeclSyntax.self),
-              classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) else { return [] }
+              classDecl.hasModifier(.final) else { return [] }
         var extensions: [ExtensionDeclSyntax] = []
         if protocols.contains(where: { $0.trimmedDescription.hasSuffix("StorageEntity") }) {
             extensions.append(try ExtensionDeclSyntax("extension \(type.trimmed): ManagedStorage.StorageEntity {}"))
@@ -231,40 +223,10 @@ public struct StorageMarkerMacro: PeerMacro {
 }
 
 extension VariableDeclSyntax {
-    func hasAttribute(_ name: String) -> Bool { attribute(named: name) != nil }
-
-    func attribute(named name: String) -> AttributeSyntax? {
-        for element in attributes {
-            if case .attribute(let attribute) = element,
-               attribute.attributeName.trimmedDescription.split(separator: ".").last.map(String.init) == name {
-                return attribute
-            }
-        }
-        return nil
-    }
-
-    var isStatic: Bool {
-        modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
-    }
-
-    var isLet: Bool { bindingSpecifier.tokenKind == .keyword(.let) }
-
-    var singleName: String? {
-        guard bindings.count == 1 else { return nil }
-        return bindings.first?.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed.text
-    }
-
-    var hasObservers: Bool {
-        guard case .accessors(let list)? = bindings.first?.accessorBlock?.accessors else { return false }
-        return list.contains { $0.accessorSpecifier.tokenKind == .keyword(.willSet) || $0.accessorSpecifier.tokenKind == .keyword(.didSet) }
-    }
-
-    /// A `var` that `@StorageEntity` stores: not static, lazy, `@Transient` or computed; one name.
+    /// A `var` that `@StorageEntity` stores: a plain stored one (not static, lazy or computed, no
+    /// observers, one name) that is not `@Transient`.
     var isStoredCandidate: Bool {
-        !isLet && !isStatic && !hasAttribute("Transient")
-            && !modifiers.contains { $0.name.tokenKind == .keyword(.lazy) }
-            && bindings.count == 1 && bindings.first?.accessorBlock == nil
-            && singleName.map { !$0.hasPrefix("_$") } == true
+        isPlainStoredVar && !hasAttribute("Transient")
     }
 }
 

@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftSyntax
 import SwiftSyntaxMacros
 
@@ -7,7 +8,7 @@ import SwiftSyntaxMacros
 public struct CodingKeyEnumMacro: PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [DeclSyntax] {
-        let macro = node.attributeName.trimmedDescription.split(separator: ".").last.map(String.init) ?? "ModelCodingKey"
+        let macro = node.unqualifiedName ?? "ModelCodingKey"
         guard let enumDecl = declaration.as(EnumDeclSyntax.self) else {
             context.diagnose(.init(node: node, message: CodingKeyEnumDiagnostic.notAnEnum(macro: macro)))
             return []

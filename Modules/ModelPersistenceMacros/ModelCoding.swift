@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftSyntax
 
 /// The `Codable` conformance `@PersistedModel` writes for a model: `encode(to:)` and `init(from:)` with
@@ -71,7 +72,7 @@ enum ModelCoding {
             ? "    _ = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
             : "    let container = try decoder.container(keyedBy: ModelPersistence.PersistedCodingKey.self)"
         let body = ([container] + required + empty + optional).joined(separator: "\n")
-        let isFinal = classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) })
+        let isFinal = classDecl.hasModifier(.final)
         return """
         public \(raw: isFinal ? "required " : "")init(from decoder: any Decoder) throws {
         \(raw: body)
@@ -100,7 +101,7 @@ enum ModelCoding {
     static func hasImplicitInitializer(_ classDecl: ClassDeclSyntax) -> Bool {
         classDecl.memberBlock.members.allSatisfy { member in
             if let initializer = member.decl.as(InitializerDeclSyntax.self) {
-                return initializer.modifiers.contains { $0.name.tokenKind == .keyword(.convenience) }
+                return initializer.hasModifier(.convenience)
             }
             guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isStatic, variable.isStored else { return true }
             return variable.bindings.allSatisfy { $0.initializer != nil } || (!variable.isLet && variable.isOptional)

@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftDiagnostics
 import SwiftSyntax
 
@@ -72,24 +73,5 @@ struct ModelKeys {
         var keys = old[name] ?? []
         for key in declared where !keys.contains(key) && key != self.key(for: name) { keys.append(key) }
         return keys
-    }
-}
-
-extension String {
-    /// The string as the inside of a Swift string literal (quotes and backslashes escaped).
-    var literalEscaped: String {
-        var result = ""
-        for character in self {
-            switch character {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\0": result += "\\0"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

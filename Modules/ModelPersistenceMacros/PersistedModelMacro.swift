@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -110,9 +111,7 @@ extension PersistedModelMacro: MemberMacro {
         }
         // A non-final class is fine: the runtime protocol names the class through `_PersistedRoot`
         // rather than `Self`. A subclass inherits the conformance and is persisted as its superclass.
-        for element in classDecl.attributes {
-            guard case .attribute(let attribute) = element,
-                  attribute.attributeName.trimmedDescription.split(separator: ".").last == "Observable" else { continue }
+        if let attribute = classDecl.attribute(named: "Observable") {
             let fixIt = FixIt(message: PersistedModelFixIt(message: "remove @Observable"),
                               changes: [.replace(oldNode: Syntax(attribute), newNode: Syntax(AttributeSyntax(stringLiteral: "")))])
             context.diagnose(Diagnostic(node: attribute, message: PersistedModelDiagnostic.observableToo, fixIts: [fixIt]))
@@ -146,7 +145,7 @@ extension PersistedModelMacro: MemberAttributeMacro {
                                  in context: some MacroExpansionContext) throws -> [AttributeSyntax] {
         // Only where the member macro adds the plumbing the accessors use (diagnosed there otherwise).
         guard declaration.is(ClassDeclSyntax.self),
-              !declaration.hasAttribute("Observable"),
+              !declaration.attributes.contains(attributeNamed: "Observable"),
               let variable = member.as(VariableDeclSyntax.self) else { return [] }
         if variable.isPersistable, !variable.hasAttribute("_PersistedProperty"),
            let name = variable.singleIdentifier?.identifier.trimmed.text, let classDecl = declaration.as(ClassDeclSyntax.self) {
@@ -168,7 +167,7 @@ extension PersistedModelMacro: ExtensionMacro {
         // Only conformances the macro always adds may be declared: a conformance it declares and does not
         // add, on a class that has a subclass, crashes Swift 6.3's compiler. `Encodable` and `Migratable`
         // come with `PersistedModel`; `Decodable` is the user's one line (see `ModelCoding`).
-        guard declaration.is(ClassDeclSyntax.self), !declaration.hasAttribute("Observable") else { return [] }
+        guard declaration.is(ClassDeclSyntax.self), !declaration.attributes.contains(attributeNamed: "Observable") else { return [] }
         let names = protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" }
         var conformances: [String] = []
         if names.contains("PersistedModel") { conformances.append("ModelPersistence.PersistedModel") }

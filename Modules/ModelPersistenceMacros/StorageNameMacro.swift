@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros

@@ -1,3 +1,4 @@
+import MacroSupport
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxMacros
@@ -14,16 +15,12 @@ struct PropertyShape {
     var willSet: AccessorDeclSyntax?
     var didSet: AccessorDeclSyntax?
 
-    /// Whether the property is `static` (its node is a `static let`, and there is no `init` accessor).
-    var isStatic: Bool { variable.modifiers.contains { $0.name.text == "static" } }
+    /// Whether the property is `static` (its node is a `static let`, and there is no `init` accessor;
+    /// `class` is refused before a shape is made).
+    var isStatic: Bool { variable.isStatic }
 
     /// Whether the type is spelled as an optional (`T?`, `T!`, `Optional<T>`).
-    var isOptional: Bool {
-        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
-        if let named = type.as(IdentifierTypeSyntax.self), named.name.text == "Optional" { return true }
-        if let member = type.as(MemberTypeSyntax.self), member.name.text == "Optional" { return true }
-        return false
-    }
+    var isOptional: Bool { type.isOptional }
 
     /// The node's value type: the property's, except that an implicitly unwrapped optional `T!` keeps a
     /// `T?` (a generic argument cannot be `T!`).
@@ -44,7 +41,7 @@ struct PropertyShape {
         guard let variable = declaration.as(VariableDeclSyntax.self) else {
             return fail(.notAVariable, at: declaration)
         }
-        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+        if variable.isLet {
             let fixIt = FixIt(message: GraphMacroFixIt(message: "change 'let' to 'var'"), changes: [
                 .replace(oldNode: Syntax(variable.bindingSpecifier),
                          newNode: Syntax(TokenSyntax.keyword(.var, trailingTrivia: .space))),
@@ -55,59 +52,39 @@ struct PropertyShape {
             }
             return nil
         }
-        if variable.modifiers.contains(where: { $0.name.text == "class" }) {
+        if variable.hasModifier(.class) {
             return fail(.staticProperty, at: variable)
         }
-        if let modifier = variable.modifiers.first(where: { ["weak", "unowned"].contains($0.name.text) }) {
+        if let modifier = variable.modifier(.weak, .unowned) {
             return fail(.weakOrUnowned, at: modifier)
         }
-        if let modifier = variable.modifiers.first(where: { $0.name.text == "lazy" }) {
+        if let modifier = variable.modifier(.lazy) {
             return fail(.lazyProperty, at: modifier)
         }
-        guard variable.bindings.count == 1, let binding = variable.bindings.first,
-              let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
+        guard let identifier = variable.singleIdentifier, let binding = variable.bindings.first else {
             return fail(.multipleBindings, at: variable)
         }
-        var observers: (willSet: AccessorDeclSyntax?, didSet: AccessorDeclSyntax?) = (nil, nil)
         if let accessors = binding.accessorBlock {
-            switch accessors.accessors {
-            case .getter:
+            // Observers are folded into the setter; `get`, `set` and `init` are what the macro itself
+            // generated, seen again when the compiler expands the other role, and come with observers
+            // only then. Anything else is the user's own accessor.
+            let generated: [Keyword] = [.willSet, .didSet, .get, .set, .`init`]
+            guard case .accessors(let list) = accessors.accessors,
+                  list.allSatisfy({ accessor in generated.contains { accessor.accessorSpecifier.tokenKind == .keyword($0) } }),
+                  variable.hasObservers || !list.contains(where: { [.keyword(.get), .keyword(.set)].contains($0.accessorSpecifier.tokenKind) })
+            else {
                 return fail(.hasAccessors, at: accessors)
-            case .accessors(let list):
-                for accessor in list {
-                    switch accessor.accessorSpecifier.text {
-                    case "willSet": observers.willSet = accessor
-                    case "didSet": observers.didSet = accessor
-                    // What the macro itself generated, seen again when the compiler expands the other role.
-                    case "get", "set", "init": break
-                    default: return fail(.hasAccessors, at: accessors)
-                    }
-                }
-                if list.contains(where: { ["get", "set"].contains($0.accessorSpecifier.text) }) && observers == (nil, nil) {
-                    return fail(.hasAccessors, at: accessors)
-                }
             }
         }
         guard let type = binding.typeAnnotation?.type.trimmed else {
             return fail(.missingType, at: binding)
         }
-        return PropertyShape(variable: variable, name: identifier.identifier.trimmedDescription, type: type,
-                             initializer: binding.initializer?.value.trimmed,
-                             nodeAccess: nodeAccess(of: variable.modifiers),
-                             willSet: observers.willSet, didSet: observers.didSet)
-    }
-
-    /// The generated node's access: the setter's level when it is restricted (`private(set)`), since the
-    /// node can set the value, else the property's.
-    private static func nodeAccess(of modifiers: DeclModifierListSyntax) -> String {
-        let levels = ["open", "public", "package", "internal", "fileprivate", "private"]
-        var access = ""
-        for modifier in modifiers where levels.contains(modifier.name.text) {
-            let level = modifier.name.text == "open" ? "public" : modifier.name.text
-            if modifier.detail?.detail.text == "set" { return level + " " }
-            access = level + " "
-        }
-        return access
+        // The node's access is the setter's level when it is restricted (`private(set)`), since the
+        // node can set the value, else the property's.
+        return PropertyShape(variable: variable, name: identifier.identifier.trimmed.text, type: type,
+                             initializer: variable.initialValue?.trimmed,
+                             nodeAccess: variable.setterAccessPrefix,
+                             willSet: variable.accessor(.willSet), didSet: variable.accessor(.didSet))
     }
 }
 

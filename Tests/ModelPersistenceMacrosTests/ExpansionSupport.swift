@@ -1,8 +1,8 @@
-import SwiftSyntaxMacros
+import MacroTestSupport
+import ModelPersistenceMacros
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
-import ModelPersistenceMacros
 
 /// The macros under test, by the names the library declares them with.
 let persistenceMacros: [String: MacroSpec] = [
@@ -23,17 +23,15 @@ let persistenceMacros: [String: MacroSpec] = [
 let inheritedConformances: [String: MacroSpec] = persistenceMacros.merging(
     ["PersistedModel": MacroSpec(type: PersistedModelMacro.self, conformances: [])]) { $1 }
 
-/// `assertMacroExpansion` reporting through Swift Testing.
+/// `expectMacroExpansion` with ModelPersistence's macros.
 ///
 /// `macroSpecs` says which conformances the compiler reports as missing: a subclass of a persisted model
 /// already has both, so its test passes `inheritedConformances`.
 func expectExpansion(_ source: String, expandedSource: String, diagnostics: [DiagnosticSpec] = [],
                      fixedSource: String? = nil, macroSpecs: [String: MacroSpec] = persistenceMacros,
                      sourceLocation: SourceLocation = #_sourceLocation) {
-    assertMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics,
-                         macroSpecs: macroSpecs, applyFixIts: nil,
-                         fixedSource: fixedSource, indentationWidth: .spaces(4),
-                         failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) })
+    expectMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics, fixedSource: fixedSource,
+                         macroSpecs: macroSpecs, sourceLocation: sourceLocation)
 }
 
 /// The members `@PersistedModel` adds to `type`, as it prints them (indented one level), for expected sources.

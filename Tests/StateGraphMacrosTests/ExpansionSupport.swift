@@ -1,8 +1,8 @@
-import SwiftSyntaxMacros
+import MacroTestSupport
+import StateGraphMacros
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
-import StateGraphMacros
 
 /// The macros under test, by the names the library declares them with.
 let graphMacros: [String: MacroSpec] = [
@@ -11,11 +11,9 @@ let graphMacros: [String: MacroSpec] = [
     "GraphIgnored": MacroSpec(type: GraphIgnoredMacro.self),
 ]
 
-/// `assertMacroExpansion` reporting through Swift Testing.
+/// `expectMacroExpansion` with StateGraph's macros.
 func expectExpansion(_ source: String, expandedSource: String, diagnostics: [DiagnosticSpec] = [],
                      fixedSource: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
-    assertMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics,
-                         macroSpecs: graphMacros, applyFixIts: nil,
-                         fixedSource: fixedSource, indentationWidth: .spaces(4),
-                         failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) })
+    expectMacroExpansion(source, expandedSource: expandedSource, diagnostics: diagnostics, fixedSource: fixedSource,
+                         macroSpecs: graphMacros, sourceLocation: sourceLocation)
 }
