@@ -11,7 +11,12 @@ import Darwin
 /// from under another process that has it open. Both SQLite stores use it (see ``StoreRecovery``).
 package final class StoreLock: @unchecked Sendable {
     /// Another process kept the lock exclusive (it was recovering the store) past the timeout.
-    package struct Busy: Error {}
+    package struct Busy: Error, CustomStringConvertible {
+        package let timeout: Duration
+        package var description: String {
+            "another process is recovering the store and kept it locked for more than \(timeout)"
+        }
+    }
 
     private let fd: Int32
 
@@ -25,7 +30,7 @@ package final class StoreLock: @unchecked Sendable {
         self.fd = fd
         guard Self.poll(fd, LOCK_SH, timeout: timeout) else {
             close(fd)
-            throw Busy()
+            throw Busy(timeout: timeout)
         }
     }
 

@@ -14,6 +14,15 @@ package enum StoreRecovery {
         case inUse
         /// The rename failed.
         case cannotMove(String)
+
+        /// Why the store cannot be opened, for the store's "cannot open" error: `damage` is what
+        /// SQLite found.
+        package func cause(damage: String) -> String {
+            switch self {
+            case .inUse: "\(damage); it is damaged, but other processes have it open, so it was not moved aside"
+            case .cannotMove(let reason): "the store is damaged and could not be moved aside: \(reason)"
+            }
+        }
     }
 
     /// Moves the damaged store `file` aside under `lock` taken exclusively; returns its new name.

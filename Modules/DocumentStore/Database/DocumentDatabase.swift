@@ -68,11 +68,7 @@ final class DocumentDatabase: @unchecked Sendable {
         self.configuration = configuration
         let path = configuration.url.path
         self.path = path
-        do {
-            try AppDirectories.createFolder(configuration.url.deletingLastPathComponent())
-        } catch {
-            throw .cannotOpen(file: path, cause: "\(error)")
-        }
+        // The folder exists: `Persistence` made it before taking the store's lock.
         let pool: DatabasePool
         do {
             pool = try configuration.sqliteOptions.openPool(path: path, label: "DocumentStore(\(configuration.url.lastPathComponent))",

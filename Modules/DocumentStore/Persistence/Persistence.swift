@@ -54,7 +54,7 @@ public final class Persistence: Sendable {
         do {
             lock = try StoreLock(for: url, timeout: configuration.recoveryLockTimeout)
         } catch {
-            throw .cannotOpen(file: url.path, cause: "another process is recovering the store and kept it locked for more than \(configuration.recoveryLockTimeout)")
+            throw .cannotOpen(file: url.path, cause: "\(error)")
         }
         self.lock = lock
         do {
@@ -66,12 +66,7 @@ public final class Persistence: Sendable {
             do {
                 moved = try StoreRecovery.moveAside(url, lock: lock, timeout: configuration.recoveryLockTimeout)
             } catch {
-                switch error {
-                case .inUse:
-                    throw .cannotOpen(file: file, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
-                case .cannotMove(let reason):
-                    throw .cannotOpen(file: file, cause: "the store is damaged and could not be moved aside: \(reason)")
-                }
+                throw .cannotOpen(file: file, cause: error.cause(damage: cause))
             }
             database = try DocumentDatabase(configuration: configuration)
             recoveredFromCorruption = .corruptStoreMovedAside(file: file, movedTo: moved.path, cause: cause)

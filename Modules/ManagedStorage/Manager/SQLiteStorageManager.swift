@@ -66,8 +66,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         do {
             lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
         } catch {
-            throw .cannotOpen(file: configuration.fileURL.path,
-                              cause: "another process is recovering the store and kept it locked for more than \(configuration.recoveryLockTimeout)")
+            throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
         let (pool, recovered) = try opener.open(lock: lock)

@@ -28,12 +28,7 @@ struct StoreOpener {
             do {
                 moved = try StoreRecovery.moveAside(fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
             } catch {
-                switch error {
-                case .inUse:
-                    throw .cannotOpen(file: path, cause: "\(cause); it is damaged, but other processes have it open, so it was not moved aside")
-                case .cannotMove(let reason):
-                    throw .cannotOpen(file: path, cause: "the store is damaged and could not be moved aside: \(reason)")
-                }
+                throw .cannotOpen(file: path, cause: error.cause(damage: cause))
             }
             let recovered = StorageError.corruptStoreMovedAside(file: path, movedTo: moved.path, cause: cause)
             report(recovered)
@@ -229,49 +224,5 @@ struct StoreOpener {
 
     private func verifyColumns(_ pool: any DatabaseWriter) throws {
         try pool.read { db in try StoreSchemaCheck.verify(db, resolved) }
-    }
-}
-
-extension StorageError {
-    /// The storage error for a classified SQLite failure: at open, what prevents opening is
-    /// ``cannotOpen(file:cause:)``; later, a full disk and a read-only file have cases of their own;
-    /// a damaged file stays ``sqlite(code:message:sql:)`` (the opener recognizes it by its code).
-    init(_ failure: SQLiteFailure, file: String?, busyTimeout: Duration? = nil, openFailure: Bool = false) {
-        let file = file ?? "the store"
-        switch failure.kind {
-        case .busy:
-            if let busyTimeout {
-                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds))
-            } else {
-                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
-            }
-        case .cannotOpen, .readOnly, .diskFull, .ioError:
-            if openFailure {
-                self = .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(failure.code))")
-            } else if failure.kind == .diskFull {
-                self = .diskFull(file: file)
-            } else if failure.kind == .readOnly {
-                self = .readOnly(file: file)
-            } else {
-                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
-            }
-        case .corrupt, .other:
-            self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
-        }
-    }
-
-    /// The storage error for any error thrown by GRDB, SQLite or an operation.
-    init(_ error: any Error, file: String? = nil, busyTimeout: Duration? = nil, openFailure: Bool = false) {
-        if let error = error as? StorageError {
-            self = error
-        } else if let failure = error as? SQLiteFailure {
-            self.init(failure, file: file, busyTimeout: busyTimeout, openFailure: openFailure)
-        } else if let error = error as? DatabaseError {
-            self.init(SQLiteFailure(error, file: file ?? "the store"), file: file, busyTimeout: busyTimeout, openFailure: openFailure)
-        } else if let error = error as? FileStorageError {
-            self = .cannotOpen(file: file ?? "the store", cause: "\(error)")
-        } else {
-            self = .operationFailed("\(error)")
-        }
     }
 }

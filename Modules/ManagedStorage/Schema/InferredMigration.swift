@@ -78,14 +78,14 @@ struct InferredMigration {
         var rebuild = false
         for column in table.columns {
             if let current = existing.column(column.name) {
-                if !fits(current, column, existing) { rebuild = true }
+                if !column.fits(current, in: existing) { rebuild = true }
                 continue
             }
             if let original = column.originalName, !declared.contains(original), existing.column(original) != nil {
                 try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) RENAME COLUMN \(SQL.quote(original)) TO \(SQL.quote(column.name))")
                 changes.append("renamed \(table.name).\(original) to \(column.name)")
                 existing = try StoreTable.read(db, table.name) ?? existing
-                if let current = existing.column(column.name), !fits(current, column, existing) { rebuild = true }
+                if let current = existing.column(column.name), !column.fits(current, in: existing) { rebuild = true }
                 continue
             }
             var added = column
@@ -96,7 +96,7 @@ struct InferredMigration {
             try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) ADD COLUMN \(added.definition)")
             changes.append("added \(table.name).\(column.name)")
             existing = try StoreTable.read(db, table.name) ?? existing
-            if !fits(existing.column(column.name)!, column, existing) { rebuild = true }
+            if let current = existing.column(column.name), !column.fits(current, in: existing) { rebuild = true }
         }
         let owned = ownedColumns(table)
         let dropped = existing.columns.map(\.name).filter { $0 != "id" && !declared.contains($0) && owned.contains($0) }
@@ -107,12 +107,6 @@ struct InferredMigration {
         }
         changes += try syncIndexes(table, db)
         return changes
-    }
-
-    /// Whether the store's column is what the design makes it (type, nullability, reference).
-    private func fits(_ current: StoreTable.Column, _ column: ColumnDesign, _ table: StoreTable) -> Bool {
-        current.type.uppercased() == column.type && current.notNull == column.notNull
-            && table.references[column.name] == column.references
     }
 
     /// SQLite's procedure for the changes `ALTER TABLE` cannot make (https://www.sqlite.org/lang_altertable.html#otheralter).

@@ -58,6 +58,13 @@ struct ColumnDesign: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey { case name, type, notNull, defaultSQL, references }
 
+    /// Whether the store's column `current` of `table` is what this design makes it: the type, the
+    /// nullability, and the reference (the migration rebuilds a table where one does not fit; the
+    /// check at open refuses it).
+    func fits(_ current: StoreTable.Column, in table: StoreTable) -> Bool {
+        current.type.uppercased() == type && current.notNull == notNull && table.references[name] == references
+    }
+
     /// The column's definition in `CREATE TABLE` (and `ALTER TABLE … ADD COLUMN`).
     var definition: String {
         var text = "\(SQL.quote(name)) \(type)"
