@@ -30,30 +30,21 @@ struct InferredMigration {
     /// The table a rebuild creates before renaming it into place.
     static let rebuildTable = "managedstorage_rebuild"
 
-    /// Applies the changes; returns them, one line each.
-    @discardableResult
-    func apply(_ db: Database) throws -> [String] {
-        var changes: [String] = []
+    /// Applies the changes.
+    func apply(_ db: Database) throws {
         let targetNames = Set(target.map(\.name))
-        var renamedFrom: Set<String> = []
         for table in target {
             guard let original = table.originalName, original != table.name,
                   try StoreTable.read(db, table.name) == nil, try StoreTable.read(db, original) != nil else { continue }
             try db.execute(sql: "ALTER TABLE \(SQL.quote(original)) RENAME TO \(SQL.quote(table.name))")
-            renamedFrom.insert(original)
-            changes.append("renamed table \(original) to \(table.name)")
         }
         if !additiveOnly, let owned {
             for name in try StoreTable.names(db) where owned[name] != nil && !targetNames.contains(name) {
                 try db.execute(sql: "DROP TABLE \(SQL.quote(name))")
-                changes.append("dropped table \(name)")
             }
         }
-        for table in target {
-            changes += try migrate(table, db)
-        }
+        for table in target { try migrate(table, db) }
         if !additiveOnly { try checkReferences(db) }
-        return changes
     }
 
     /// The columns of `table` the toolkit made (under its current or original name).
@@ -64,16 +55,15 @@ struct InferredMigration {
         return columns
     }
 
-    private func migrate(_ table: TableDesign, _ db: Database) throws -> [String] {
+    private func migrate(_ table: TableDesign, _ db: Database) throws {
         guard var existing = try StoreTable.read(db, table.name) else {
             for statement in table.createStatements { try db.execute(sql: statement) }
-            return ["created table \(table.name)"]
+            return
         }
         guard existing.hasIntegerID else {
             throw StorageError.schemaDiffers(entity: table.name, column: "id", expected: "INTEGER PRIMARY KEY",
                                              found: existing.column("id").map { "\($0.type), not the table's one primary key" } ?? "missing")
         }
-        var changes: [String] = []
         let declared = Set(table.columns.map(\.name))
         var rebuild = false
         for column in table.columns {
@@ -83,7 +73,6 @@ struct InferredMigration {
             }
             if let original = column.originalName, !declared.contains(original), existing.column(original) != nil {
                 try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) RENAME COLUMN \(SQL.quote(original)) TO \(SQL.quote(column.name))")
-                changes.append("renamed \(table.name).\(original) to \(column.name)")
                 existing = try StoreTable.read(db, table.name) ?? existing
                 if let current = existing.column(column.name), !column.fits(current, in: existing) { rebuild = true }
                 continue
@@ -94,7 +83,6 @@ struct InferredMigration {
                 added.notNull = false
             }
             try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) ADD COLUMN \(added.definition)")
-            changes.append("added \(table.name).\(column.name)")
             existing = try StoreTable.read(db, table.name) ?? existing
             if let current = existing.column(column.name), !column.fits(current, in: existing) { rebuild = true }
         }
@@ -103,10 +91,8 @@ struct InferredMigration {
         if !dropped.isEmpty { rebuild = true }
         if rebuild && !additiveOnly {
             try self.rebuild(table, from: existing, dropping: Set(dropped), db)
-            changes.append("rebuilt \(table.name)" + (dropped.isEmpty ? "" : " without \(dropped.joined(separator: ", "))"))
         }
-        changes += try syncIndexes(table, db)
-        return changes
+        try syncIndexes(table, db)
     }
 
     /// SQLite's procedure for the changes `ALTER TABLE` cannot make (https://www.sqlite.org/lang_altertable.html#otheralter).
@@ -187,15 +173,13 @@ struct InferredMigration {
     }
 
     /// Creates the to-one indexes the design has and drops the toolkit's ones it no longer has.
-    private func syncIndexes(_ table: TableDesign, _ db: Database) throws -> [String] {
-        guard let existing = try StoreTable.read(db, table.name) else { return [] }
-        var changes: [String] = []
+    private func syncIndexes(_ table: TableDesign, _ db: Database) throws {
+        guard let existing = try StoreTable.read(db, table.name) else { return }
         let expected = table.indexes
         let expectedNames = Set(expected.map(\.name))
         let ours = ourIndexNames(table)
         for index in existing.indexes where index.isCreated && ours.contains(index.name) && !expectedNames.contains(index.name) && !additiveOnly {
             try db.execute(sql: "DROP INDEX \(SQL.quote(index.name))")
-            changes.append("dropped index \(index.name)")
         }
         for index in expected {
             if let found = existing.indexes.first(where: { $0.name == index.name }) {
@@ -204,9 +188,7 @@ struct InferredMigration {
                 try db.execute(sql: "DROP INDEX \(SQL.quote(index.name))")
             }
             try db.execute(sql: table.createIndexSQL(index))
-            changes.append("indexed \(table.name).\(index.column)")
         }
-        return changes
     }
 
     /// Fails when a row points at a row that does not exist (a relationship moved to another entity).
