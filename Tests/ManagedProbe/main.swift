@@ -13,9 +13,10 @@
 //                               prints "reads N torn T"
 //     open FOLDER               opens the store; prints "orders N"
 //     insert FOLDER ID BYTES    inserts one order whose note has BYTES characters; prints "inserted ID"
-//     migrate FOLDER            prints "ready migrating", opens the ledger store of FOLDER with
+//     migrate FOLDER [once]     prints "ready migrating", opens the ledger store of FOLDER with
 //                               `ledgerModelV2` (migrating a version-1 store), prints "migrated MS",
-//                               then waits to be killed (the test kills it at random moments)
+//                               then waits to be killed (the test kills it at random moments), or
+//                               with `once` exits
 //
 // `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`.
 import Foundation
@@ -63,6 +64,7 @@ if command == "migrate" {
     }
     let elapsed = ContinuousClock.now - started
     say("migrated \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
+    if arguments.count > 2 && arguments[2] == "once" { exit(0) }
     while true { sleep(60) }
 }
 let manager: SQLiteStorageManager

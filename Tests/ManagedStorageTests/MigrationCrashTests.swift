@@ -101,4 +101,34 @@ import TestSupport
         #expect(old + new == 40)
         #expect(restored >= 1, "at least one kill landed while the migration ran")
     }
+
+    /// Three processes open the same version-1 store with version 2 at one moment, 10 times: they
+    /// migrate one after the other (`MigrationLock`), so the store ends migrated once and whole, with
+    /// one record per model, and no process restores a copy another one is still using.
+    @Test func processesOpeningAnOldStoreAtOneMomentMigrateItOnce() async throws {
+        let temp = try TemporaryFolder(prefix: "managed-migration-race")
+        let pristine = temp.folder("pristine")
+        try FileManager.default.createDirectory(at: pristine, withIntermediateDirectories: true)
+        try fillLedgerV1(try SQLiteStorageManager(model: ledgerModelV1, configuration: Self.configuration(pristine)), entries: 20_000)
+        var expected = try Self.digest(pristine, text: "title")
+        expected[5] = 10
+        let faults = try ProcessFaults(program: "managed-probe", deadline: .seconds(300))
+        for round in 1...10 {
+            let trial = temp.folder("round-\(round)")
+            try FileManager.default.createDirectory(at: trial, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: pristine.appendingPathComponent("Store.sqlite"),
+                                             to: trial.appendingPathComponent("Store.sqlite"))
+            let children = try await faults.runTogether(Array(repeating: ["migrate", trial.path, "once"], count: 3))
+            #expect(children.allSatisfy { $0.outputLines.contains { $0.hasPrefix("migrated ") } }, "round \(round)")
+            #expect(try Self.digest(trial, text: "label") == expected, "round \(round): the new store, whole")
+            let queue = try DatabaseQueue(path: trial.appendingPathComponent("Store.sqlite").path)
+            let (records, upper) = try await queue.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM managedstorage_schema") ?? 0,
+                 try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Account" WHERE "name" = upper("name")"#) ?? 0)
+            }
+            try queue.close()
+            #expect(records == 2 && upper == 10, "round \(round): migrated once (\(records) records)")
+            #expect(!FileManager.default.fileExists(atPath: trial.appendingPathComponent("Store.sqlite.before-migration").path))
+        }
+    }
 }

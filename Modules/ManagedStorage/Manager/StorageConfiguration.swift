@@ -32,6 +32,9 @@ public struct StorageConfiguration: Sendable {
     public var recoveryLockTimeout: Duration = .seconds(10)
     /// The size the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`).
     public var walSizeLimit: Int = 4 << 20
+    /// How long opening waits for another process that is migrating the store (processes migrate one
+    /// at a time; the next finds the store migrated). Past it, ``StorageError/cannotOpen(file:cause:)``.
+    public var migrationLockTimeout: Duration = .seconds(600)
     /// Whether opening runs `PRAGMA quick_check`, so a damaged store is found (and moved aside) at open
     /// rather than on the first read of a damaged page. On by default; it reads every page once.
     public var checksIntegrityAtOpen = true

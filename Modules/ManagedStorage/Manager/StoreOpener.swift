@@ -52,9 +52,15 @@ struct StoreOpener {
             throw StorageError(error, file: path, openFailure: true)
         }
         do {
-            try restoreInterruptedMigration(into: pool)
-            try migrate(pool)
+            // One process at a time restores or migrates (see `MigrationLock`).
+            try MigrationLock.withExclusive(for: fileURL, timeout: configuration.migrationLockTimeout) {
+                try restoreInterruptedMigration(into: pool)
+                try migrate(pool)
+            }
             return pool
+        } catch let busy as MigrationLock.Busy {
+            try? pool.close()
+            throw .cannotOpen(file: path, cause: "\(busy)")
         } catch {
             try? pool.close()
             throw StorageError(error, file: path, openFailure: true)
