@@ -11,6 +11,7 @@ struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
     var diskFullCase: String { "diskFull" }
 
     func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String] { ["save", folder.path, "item-\(id)", "\(bytes)"] }
+    func probeOpen(_ folder: URL) -> [String] { ["open", folder.path] }
     func probeWriteLoop(_ folder: URL) -> [String] { ["write-loop", folder.path] }
 
     func open(_ folder: URL, busyTimeout: Duration, walSizeLimit: Int, pollInterval: Duration) throws -> any OpenSQLiteStore {

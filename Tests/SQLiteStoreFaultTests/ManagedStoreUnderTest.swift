@@ -12,6 +12,7 @@ struct ManagedStoreUnderTest: SQLiteStoreUnderTest {
     var diskFullCase: String { "diskFull" }
 
     func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String] { ["insert", folder.path, "\(id)", "\(bytes)"] }
+    func probeOpen(_ folder: URL) -> [String] { ["open", folder.path] }
     func probeWriteLoop(_ folder: URL) -> [String] { ["write-loop", folder.path] }
 
     func open(_ folder: URL, busyTimeout: Duration, walSizeLimit: Int, pollInterval: Duration) throws -> any OpenSQLiteStore {

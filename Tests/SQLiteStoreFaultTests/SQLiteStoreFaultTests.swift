@@ -154,6 +154,30 @@ import TestSupport
         #expect(recovery.rows == 0)
     }
 
+    /// Two processes that find the same damaged file at one moment: the first moves it aside and
+    /// opens a new store; the second, under the lock after it, finds that store healthy and opens it
+    /// too. (Before the damage was checked again under the lock, the second moved the first one's new
+    /// store aside, with whatever the first wrote into it.)
+    @Test(arguments: stores)
+    func twoProcessesFindingOneDamagedFileMoveItAsideOnce(_ store: any SQLiteStoreUnderTest) async throws {
+        let faults = try ProcessFaults(program: store.probe)
+        for round in 1...10 {
+            let folder = try TemporaryFolder(prefix: "sqlite-damaged-race")
+            let garbage = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7 &+ round) })
+            try garbage.write(to: folder.file("Store.sqlite"))
+            let children = try (0..<2).map { _ in try ChildProcess.start(faults.program, store.probeOpen(folder.url)) }
+            for child in children {
+                #expect(try await child.waitForExit(deadline: .now + .seconds(120)) == .exited(0), "round \(round): \(child.standardError)")
+            }
+            let moved = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains(".corrupt-") && !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+            #expect(moved.count == 1, "\(store) round \(round): moved aside \(moved)")
+            if let name = moved.first {
+                #expect(try Data(contentsOf: folder.url.appendingPathComponent(name)) == garbage, "what was moved is the damaged file")
+            }
+            #expect(try store.openDamaged(folder.url, lockTimeout: .seconds(10)).movedTo == nil, "the store they share is healthy")
+        }
+    }
+
     @Test(arguments: stores)
     func aDamagedStoreAnotherInstanceHasOpenIsNotMovedFromUnderIt(_ store: any SQLiteStoreUnderTest) throws {
         let folder = try TemporaryFolder(prefix: "sqlite-damaged-open")

@@ -9,6 +9,8 @@ protocol SQLiteStoreUnderTest: Sendable, CustomStringConvertible {
     var probe: String { get }
     /// The probe's arguments for one write of `bytes` characters under `id` (its own transaction).
     func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String]
+    /// The probe's arguments for opening the store and exiting.
+    func probeOpen(_ folder: URL) -> [String]
     /// The probe's arguments for a write loop that prints `ready N` and `committed N ...` lines.
     func probeWriteLoop(_ folder: URL) -> [String]
     /// Opens (creating) the store `Store.sqlite` in `folder`, polling for other processes' commits

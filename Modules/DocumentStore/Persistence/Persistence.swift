@@ -62,14 +62,16 @@ public final class Persistence: Sendable {
             recoveredFromCorruption = nil
         } catch {
             guard case .corruptDatabase(let file, let cause) = error, let lock else { throw error }
-            let moved: URL
+            let moved: URL?
             do {
                 moved = try StoreRecovery.moveAside(url, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch .alreadyRecovered {
+                moved = nil
             } catch {
                 throw .cannotOpen(file: file, cause: error.cause(damage: cause))
             }
             database = try DocumentDatabase(configuration: configuration)
-            recoveredFromCorruption = .corruptStoreMovedAside(file: file, movedTo: moved.path, cause: cause)
+            recoveredFromCorruption = moved.map { .corruptStoreMovedAside(file: file, movedTo: $0.path, cause: cause) }
         }
         hub = CommitHub(path: url.path, interval: configuration.otherProcessPollInterval)
     }

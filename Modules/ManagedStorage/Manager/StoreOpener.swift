@@ -27,6 +27,8 @@ struct StoreOpener {
             let moved: URL
             do {
                 moved = try StoreRecovery.moveAside(fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch .alreadyRecovered {
+                return (try openAndMigrate(), nil)
             } catch {
                 throw .cannotOpen(file: path, cause: error.cause(damage: cause))
             }
