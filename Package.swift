@@ -118,8 +118,8 @@ let package = Package(
         tests("ManagedStorageTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport", grdb]),
         // WooCommerce's documented examples (its Storage tests' stacks, its stores' derived-storage
         // pattern, ResultsController+UIKit), compiled with the changes their comments give.
-        tests("SQLiteStoreFaultTests", dependencies: ["ManagedStorage", "ManagedTestModel", "DocumentStore", "DocumentTestModel",
-                                                     "TestSupport", grdb]),
+        tests("SQLiteStoreFaultTests", dependencies: ["SQLiteSupport", "ManagedStorage", "ManagedTestModel", "DocumentStore",
+                                                     "DocumentTestModel", "TestSupport", grdb]),
         tests("WooCommerceExamplesTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport"]),
         tests("ManagedStorageMacrosTests", dependencies: [
             "ManagedStorageMacros", "MacroTestSupport",

@@ -45,7 +45,8 @@ package enum StoreRecovery {
         } catch {
             throw .cannotMove("\(error)")
         }
-        guard let moved else { throw .inUse }
+        // Other processes kept the store open: if it is healthy now, one of them recovered it.
+        guard let moved else { throw isDamaged(file.path) ? .inUse : .alreadyRecovered }
         guard let moved else { throw .alreadyRecovered }
         return moved
     }

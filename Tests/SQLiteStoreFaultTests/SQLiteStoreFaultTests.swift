@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import Synchronization
 import Testing
 import TestSupport
@@ -176,6 +177,25 @@ import TestSupport
             }
             #expect(try store.openDamaged(folder.url, lockTimeout: .seconds(10)).movedTo == nil, "the store they share is healthy")
         }
+    }
+
+    /// The other order of that race: the second process waited for the lock while the first kept its
+    /// new store open. When the wait ends, the store is healthy: it opens it (nothing moved), instead of
+    /// reporting a damaged store in use.
+    @Test func aStoreRecoveredByAnotherProcessThatKeepsItOpenIsNotReportedInUse() throws {
+        let folder = try TemporaryFolder(prefix: "sqlite-recovered-open")
+        let file = folder.file("Store.sqlite")
+        try DatabaseQueue(path: file.path).write { db in try db.execute(sql: "CREATE TABLE t (x)") }
+        let other = try #require(try StoreLock(for: file, timeout: .seconds(1)))
+        let mine = try #require(try StoreLock(for: file, timeout: .seconds(1)))
+        var failure: StoreRecovery.Failure?
+        do { _ = try StoreRecovery.moveAside(file, lock: mine, timeout: .milliseconds(200)) } catch { failure = error }
+        #expect(failure.map { if case .alreadyRecovered = $0 { true } else { false } } == true, "\(String(describing: failure))")
+        try Data(repeating: 0x41, count: 4096).write(to: file)
+        failure = nil
+        do { _ = try StoreRecovery.moveAside(file, lock: mine, timeout: .milliseconds(200)) } catch { failure = error }
+        #expect(failure.map { if case .inUse = $0 { true } else { false } } == true, "still damaged, still open elsewhere")
+        withExtendedLifetime(other) {}
     }
 
     @Test(arguments: stores)
