@@ -1,1 +1,1 @@
-../../../Modules/DocumentStore/DocumentStoreError.swift
+../../../Modules/DocumentStore/Persistence/DocumentStoreError.swift

@@ -1,1 +1,1 @@
-../../../Modules/DocumentStore/JSON.swift
+../../../Modules/DocumentStore/JSON/JSON.swift

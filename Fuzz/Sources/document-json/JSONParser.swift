@@ -1,1 +1,1 @@
-../../../Modules/DocumentStore/JSONParser.swift
+../../../Modules/DocumentStore/JSON/JSONParser.swift

@@ -1,1 +1,1 @@
-../../../Modules/DocumentStore/JSONValueDecoder.swift
+../../../Modules/DocumentStore/JSON/JSONValueDecoder.swift

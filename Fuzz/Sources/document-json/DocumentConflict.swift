@@ -1,0 +1,1 @@
+../../../Modules/DocumentStore/Persistence/DocumentConflict.swift

@@ -1,1 +1,0 @@
-../../../Modules/DocumentStore/JSONConversions.swift

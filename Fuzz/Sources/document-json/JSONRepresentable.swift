@@ -1,0 +1,1 @@
+../../../Modules/DocumentStore/JSON/JSONRepresentable.swift
