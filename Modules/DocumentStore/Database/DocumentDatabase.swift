@@ -19,8 +19,8 @@ final class DocumentDatabase: @unchecked Sendable {
     let pool: DatabasePool
     let path: String
     let configuration: PersistenceConfiguration
-    /// The save path's statements on the writer connection.
-    let writerStatements = WriterStatements()
+    /// The save path's statements on the writer connection (``WriterStatement`` gives their slots).
+    let writerStatements = StatementCache<DocumentStoreError>()
     /// Set once ``deleteFiles()`` removed the files and closed the pool: every access then throws.
     let isDeleted = Atomic<Bool>(false)
 
@@ -202,5 +202,13 @@ final class DocumentDatabase: @unchecked Sendable {
             return opening ? .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(code))")
                            : .sqlite(code: code, message: failure.message, sql: sql)
         }
+    }
+}
+
+extension DocumentStoreError: SQLiteStoreFailure {
+    /// A failed statement's error; the transaction that ran it classifies it for its file
+    /// (``DocumentDatabase/storeError(_:file:opening:systemErrno:busyTimeout:)``).
+    package init(statementFailure failure: SQLiteFailure, file: String) {
+        self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
     }
 }

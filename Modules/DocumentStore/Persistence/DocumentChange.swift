@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 /// One entry of the change feed: a revision written, in commit order.
@@ -21,10 +22,10 @@ extension Persistence {
     /// process, each once. Pass the last entry's sequence to continue.
     public func changes(since sequence: Int64 = 0, limit: Int = 1000) throws(DocumentStoreError) -> [DocumentChange] {
         try reading { db in
-            let select = try SQLiteStatement("""
+            let select = try StoreStatement(cached: """
                 SELECT c.sequence, d.id, c.revision, c.deleted FROM changes AS c JOIN documents AS d ON d.number = c.document
                 WHERE c.sequence > ? ORDER BY c.sequence LIMIT ?
-                """, on: db)
+                """, in: db)
             defer { select.reset() }
             select.bind(sequence, at: 1)
             select.bind(Int64(max(0, limit)), at: 2)
@@ -40,7 +41,7 @@ extension Persistence {
     /// The sequence of the last change written (0 for an empty store).
     public func lastSequence() throws(DocumentStoreError) -> Int64 {
         try reading { db in
-            let select = try SQLiteStatement("SELECT coalesce(max(sequence), 0) FROM changes", on: db)
+            let select = try StoreStatement(cached: "SELECT coalesce(max(sequence), 0) FROM changes", in: db)
             defer { select.reset() }
             return try select.step() ? select.int64(at: 0) : 0
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 // What DocumentSync needs of a store beyond the public API, in one place: the local feed grouped by
@@ -11,7 +12,7 @@ extension Persistence {
     /// all its current leaves; documents whose kind is not in `kinds` (when given) are left out.
     package func outgoing(since sequence: Int64, limit: Int, kinds: Set<String>?) throws(DocumentStoreError) -> OutgoingPage {
         try reading { db in
-            let feed = try SQLiteStatement("SELECT sequence, document FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?", on: db)
+            let feed = try StoreStatement(cached: "SELECT sequence, document FROM changes WHERE sequence > ? ORDER BY sequence LIMIT ?", in: db)
             feed.bind(sequence, at: 1)
             feed.bind(Int64(max(1, limit)), at: 2)
             var numbers: [Int64] = []
@@ -27,7 +28,7 @@ extension Persistence {
             let tree = RevisionTree(db: db)
             var documents: [OutgoingDocument] = []
             documents.reserveCapacity(numbers.count)
-            let current = try SQLiteStatement("SELECT id, kind, revision, body FROM documents WHERE number = ?", on: db)
+            let current = try StoreStatement(cached: "SELECT id, kind, revision, body FROM documents WHERE number = ?", in: db)
             for number in numbers {
                 current.bind(number, at: 1)
                 guard try current.step() else { current.reset(); continue }
@@ -139,9 +140,9 @@ extension Persistence {
     /// Which of the given (document, revision) pairs the store already has in its trees.
     package func knownRevisions(_ pairs: [(identifier: String, revision: String)]) throws(DocumentStoreError) -> Set<String> {
         try reading { db in
-            let select = try SQLiteStatement("""
+            let select = try StoreStatement(cached: """
                 SELECT 1 FROM revisions AS r JOIN documents AS d ON d.number = r.document WHERE d.id = ? AND r.revision = ?
-                """, on: db)
+                """, in: db)
             var known = Set<String>()
             for pair in pairs {
                 select.bind(pair.identifier, at: 1)

@@ -328,7 +328,7 @@ public final class Persistence: Sendable {
 
     func readDocument(_ identifier: String) throws(DocumentStoreError) -> StoredRow? {
         try reading { db in
-            let select = try SQLiteStatement("SELECT kind, revision, deleted, body FROM documents WHERE id = ?", on: db)
+            let select = try StoreStatement(cached: "SELECT kind, revision, deleted, body FROM documents WHERE id = ?", in: db)
             defer { select.reset() }
             select.bind(identifier, at: 1)
             guard try select.step() else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 /// One write transaction of a `Persistence`: what it has visited and written, on the writer connection.
@@ -47,8 +48,8 @@ final class WriteContext: @unchecked Sendable {
 
     private var connection: OpaquePointer { db.sqliteConnection! }
 
-    private func statement(_ kind: WriterStatements.Kind) throws(DocumentStoreError) -> SQLiteStatement {
-        try persistence.database.writerStatements.statement(kind, on: db)
+    private func statement(_ kind: WriterStatement) throws(DocumentStoreError) -> StoreStatement {
+        try persistence.database.writerStatements.statement(slot: kind.rawValue, sql: kind.sql, on: connection)
     }
     private var historyLimit: Int { max(1, persistence.configuration.revisionHistoryLimit) }
 

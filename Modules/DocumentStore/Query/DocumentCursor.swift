@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 
 /// One iteration of a ``DocumentSequence``: pages of rows read from one snapshot, in identifier
 /// order, each row built into an object only when it is asked for.
@@ -105,7 +106,7 @@ final class DocumentCursor<T: Persistable> {
         var sql = "SELECT id, kind, revision, body FROM documents WHERE deleted = 0 AND +" + QuerySQL.kindCondition(kinds)
         if after != nil { sql += " AND id > ?" }
         sql += " ORDER BY id LIMIT \(pageSize)"
-        let select = try SQLiteStatement(sql, on: db)
+        let select = try StoreStatement(cached: sql, in: db)
         defer { select.reset() }
         if let after { select.bind(after, at: 1) }
         var rows: [Row] = []

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 /// A query over the documents of one kind (and its registered subclasses' kinds): a predicate on
@@ -72,7 +73,7 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     public func identifiers() throws(DocumentStoreError) -> [String] {
         let compiled = try compile(columns: "id", ordered: true)
         return try persistence.reading { db in
-            let select = try SQLiteStatement(compiled.sql, on: db)
+            let select = try StoreStatement(cached: compiled.sql, in: db)
             defer { select.reset() }
             compiled.bind(select)
             var identifiers: [String] = []
@@ -86,7 +87,7 @@ public struct DocumentQuery<T: Persistable>: Sendable {
         var compiled = try compile(columns: "1", ordered: limit != nil || offset > 0)
         compiled.sql = "SELECT count(*) FROM (\(compiled.sql))"
         return try persistence.reading { db in
-            let select = try SQLiteStatement(compiled.sql, on: db)
+            let select = try StoreStatement(cached: compiled.sql, in: db)
             defer { select.reset() }
             compiled.bind(select)
             return try select.step() ? Int(select.int64(at: 0)) : 0
@@ -99,10 +100,10 @@ public struct DocumentQuery<T: Persistable>: Sendable {
         return try persistence.reading { db in
             // Preparing does not check that the connection's copy of the schema is current, and an
             // EXPLAIN program never does: read the schema first, so indexes made since are seen.
-            let refresh = try SQLiteStatement(uncached: "SELECT count(*) FROM sqlite_master", on: db)
+            let refresh = try StoreStatement(uncached: "SELECT count(*) FROM sqlite_master", in: db)
             _ = try refresh.step()
             refresh.reset()
-            let select = try SQLiteStatement(uncached: "EXPLAIN QUERY PLAN " + compiled.sql, on: db)
+            let select = try StoreStatement(uncached: "EXPLAIN QUERY PLAN " + compiled.sql, in: db)
             defer { select.reset() }
             compiled.bind(select)
             var lines: [String] = []
@@ -146,7 +147,7 @@ extension Persistence {
     /// Runs a compiled query that selects `id, kind, revision, body`.
     func snapshots(_ compiled: QuerySQL.Compiled) throws(DocumentStoreError) -> [DocumentSnapshot] {
         try reading { db in
-            let select = try SQLiteStatement(compiled.sql, on: db)
+            let select = try StoreStatement(cached: compiled.sql, in: db)
             defer { select.reset() }
             compiled.bind(select)
             var rows: [(String, String, String, String)] = []

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 /// SQL text for queries and indexes.
@@ -9,7 +10,7 @@ enum QuerySQL {
         var sql: String
         var arguments: [JSON]
 
-        func bind(_ statement: SQLiteStatement) {
+        func bind(_ statement: StoreStatement) {
             for (index, argument) in arguments.enumerated() { statement.bindJSON(argument, at: Int32(index + 1)) }
         }
     }

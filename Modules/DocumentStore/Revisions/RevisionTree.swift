@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SQLiteSupport
 import GRDBSQLite
 
 /// A leaf of a document's revision tree: the current revision or a conflicting branch.
@@ -41,10 +42,10 @@ struct RevisionTree {
     func leaves(document: Int64) throws(DocumentStoreError) -> [Leaf] {
         // The parents are listed once (SQLite builds one ephemeral index of them): a child lookup per
         // revision would cost the square of the tree's size, and a tree keeps up to 1,000 generations.
-        let select = try SQLiteStatement("""
+        let select = try StoreStatement(cached: """
             SELECT revision, generation, deleted, body FROM revisions WHERE document = ?1
             AND revision NOT IN (SELECT parent FROM revisions WHERE document = ?1 AND parent IS NOT NULL)
-            """, on: db)
+            """, in: db)
         defer { select.reset() }
         select.bind(document, at: 1)
         var leaves: [Leaf] = []
@@ -63,7 +64,7 @@ struct RevisionTree {
 
     /// Makes the winning leaf the document's current revision, moving bodies to keep the invariants.
     func electWinner(document: Int64) throws(DocumentStoreError) {
-        let current = try SQLiteStatement("SELECT revision, deleted, body FROM documents WHERE number = ?", on: db)
+        let current = try StoreStatement(cached: "SELECT revision, deleted, body FROM documents WHERE number = ?", in: db)
         current.bind(document, at: 1)
         guard try current.step() else { current.reset(); return }
         let currentRevision = current.text(at: 0) ?? ""
@@ -71,7 +72,7 @@ struct RevisionTree {
         current.reset()
         let leaves = try leaves(document: document)
         guard let winner = leaves.max(by: { Self.beats($1, $0) }), winner.revision != currentRevision else { return }
-        let setBody = try SQLiteStatement("UPDATE revisions SET body = ? WHERE document = ? AND revision = ?", on: db)
+        let setBody = try StoreStatement(cached: "UPDATE revisions SET body = ? WHERE document = ? AND revision = ?", in: db)
         if leaves.contains(where: { $0.revision == currentRevision }) {
             setBody.bind(currentBody, at: 1)
             setBody.bind(document, at: 2)
@@ -82,7 +83,7 @@ struct RevisionTree {
         setBody.bind(document, at: 2)
         setBody.bind(winner.revision, at: 3)
         try setBody.run()
-        let update = try SQLiteStatement("UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", on: db)
+        let update = try StoreStatement(cached: "UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", in: db)
         update.bind(winner.revision, at: 1)
         update.bind(Int64(winner.deleted ? 1 : 0), at: 2)
         update.bind(winner.body ?? "{}", at: 3)
@@ -111,7 +112,7 @@ struct RevisionTree {
             text = try CanonicalJSON.checkedText(foreign.body ?? .object([:]), identifier: foreign.identifier)
         }
         let limit = max(1, context.persistence.configuration.revisionHistoryLimit)
-        let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
+        let find = try StoreStatement(cached: "SELECT number FROM documents WHERE id = ?", in: db)
         find.bind(foreign.identifier, at: 1)
         let existing = try find.step() ? find.int64(at: 0) : nil
         find.reset()
@@ -132,7 +133,7 @@ struct RevisionTree {
                 stem = oldestGeneration
             }
         } else {
-            let insert = try SQLiteStatement("INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?)", on: db)
+            let insert = try StoreStatement(cached: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES (?, ?, ?, ?, ?)", in: db)
             insert.bind(foreign.identifier, at: 1)
             insert.bind(foreign.kind, at: 2)
             insert.bind(foreign.revision, at: 3)
@@ -154,17 +155,17 @@ struct RevisionTree {
                                    generation: generation, deleted: foreign.deleted, body: existing == nil ? nil : text)
         if !foreign.ancestors.isEmpty, existing != nil {
             // Revisions that are no longer leaves keep no body.
-            let clear = try SQLiteStatement("""
+            let clear = try StoreStatement(cached: """
                 UPDATE revisions SET body = NULL WHERE document = ?1 AND body IS NOT NULL
                 AND revision IN (SELECT parent FROM revisions WHERE document = ?1 AND parent IS NOT NULL)
-                """, on: db)
+                """, in: db)
             clear.bind(number, at: 1)
             try clear.run()
         }
         try context.insertChange(document: number, revision: foreign.revision, deleted: foreign.deleted)
         if existing != nil {
             if let stem {
-                let superseded = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation < ?", on: db)
+                let superseded = try StoreStatement(cached: "DELETE FROM revisions WHERE document = ? AND generation < ?", in: db)
                 superseded.bind(number, at: 1)
                 superseded.bind(Int64(stem), at: 2)
                 try superseded.run()
@@ -189,7 +190,7 @@ struct RevisionTree {
     }
 
     private func hasRow(_ sql: String, document number: Int64, revision: String) throws(DocumentStoreError) -> Bool {
-        let select = try SQLiteStatement(sql, on: db)
+        let select = try StoreStatement(cached: sql, in: db)
         defer { select.reset() }
         select.bind(number, at: 1)
         select.bind(revision, at: 2)
@@ -206,7 +207,7 @@ struct RevisionTree {
         var newest = known ?? 0
         if known == nil { newest = try leaves(document: document).map(\.generation).max() ?? 0 }
         guard newest > Int64(max(1, limit)) else { return }
-        let prune = try SQLiteStatement("DELETE FROM revisions WHERE document = ? AND generation <= ?", on: db)
+        let prune = try StoreStatement(cached: "DELETE FROM revisions WHERE document = ? AND generation <= ?", in: db)
         prune.bind(document, at: 1)
         prune.bind(newest - Int64(max(1, limit)), at: 2)
         try prune.run()
@@ -215,7 +216,7 @@ struct RevisionTree {
     /// The ancestors of `revision` of document `number`, nearest first: every one the tree keeps, and the
     /// parent named by the oldest kept one.
     func ancestors(document number: Int64, revision: String) throws(DocumentStoreError) -> [String] {
-        let select = try SQLiteStatement("SELECT parent FROM revisions WHERE document = ? AND revision = ?", on: db)
+        let select = try StoreStatement(cached: "SELECT parent FROM revisions WHERE document = ? AND revision = ?", in: db)
         var chain: [String] = []
         var next: String? = revision
         while let current = next {
@@ -236,7 +237,7 @@ struct RevisionTree {
     /// exactly those: a revision committed after the caller read the branches is never overwritten.
     func resolve(identifier: String, mergedText: String?, expectedLeaves: Set<String>?,
                  context: WriteContext) throws(DocumentStoreError) -> String? {
-        let find = try SQLiteStatement("SELECT number, revision, body FROM documents WHERE id = ?", on: db)
+        let find = try StoreStatement(cached: "SELECT number, revision, body FROM documents WHERE id = ?", in: db)
         find.bind(identifier, at: 1)
         guard try find.step() else { find.reset(); return nil }
         let number = find.int64(at: 0)
@@ -247,7 +248,7 @@ struct RevisionTree {
         if let expectedLeaves, Set(all.map(\.revision)) != expectedLeaves { return nil }
         let live = all.filter { !$0.deleted }
         guard live.count > 1 else { return nil }
-        let clear = try SQLiteStatement("UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", on: db)
+        let clear = try StoreStatement(cached: "UPDATE revisions SET body = NULL WHERE document = ? AND revision = ?", in: db)
         for leaf in live where leaf.revision != current {
             let tombstone = Revision.next(after: leaf.revision, canonicalBody: "{}", deleted: true)
             try context.insertRevision(document: number, revision: tombstone, parent: leaf.revision,
@@ -263,7 +264,7 @@ struct RevisionTree {
             let merged = Revision.next(after: current, canonicalBody: text, deleted: deleted)
             try context.insertRevision(document: number, revision: merged, parent: current,
                                        generation: Revision.generation(of: merged) ?? 1, deleted: deleted)
-            let update = try SQLiteStatement("UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", on: db)
+            let update = try StoreStatement(cached: "UPDATE documents SET revision = ?, deleted = ?, body = ? WHERE number = ?", in: db)
             update.bind(merged, at: 1)
             update.bind(Int64(deleted ? 1 : 0), at: 2)
             update.bind(text, at: 3)
@@ -277,7 +278,7 @@ struct RevisionTree {
         try prune(document: number, limit: max(1, context.persistence.configuration.revisionHistoryLimit))
         try electWinner(document: number)
         context.didWrite = true
-        let after = try SQLiteStatement("SELECT revision FROM documents WHERE number = ?", on: db)
+        let after = try StoreStatement(cached: "SELECT revision FROM documents WHERE number = ?", in: db)
         defer { after.reset() }
         after.bind(number, at: 1)
         return try after.step() ? after.text(at: 0) : nil
@@ -285,7 +286,7 @@ struct RevisionTree {
 
     /// The document's leaves, the current one marked.
     func branches(identifier: String) throws(DocumentStoreError) -> [RevisionBranch] {
-        let find = try SQLiteStatement("SELECT number, revision, body FROM documents WHERE id = ?", on: db)
+        let find = try StoreStatement(cached: "SELECT number, revision, body FROM documents WHERE id = ?", in: db)
         find.bind(identifier, at: 1)
         guard try find.step() else { find.reset(); return [] }
         let number = find.int64(at: 0)
@@ -303,7 +304,7 @@ struct RevisionTree {
     /// The ancestry of `revision` of a document, itself first, as far as the tree keeps it (empty when
     /// the tree does not have it).
     func history(identifier: String, revision: String) throws(DocumentStoreError) -> [String] {
-        let find = try SQLiteStatement("SELECT number FROM documents WHERE id = ?", on: db)
+        let find = try StoreStatement(cached: "SELECT number FROM documents WHERE id = ?", in: db)
         find.bind(identifier, at: 1)
         let number = try find.step() ? find.int64(at: 0) : nil
         find.reset()
@@ -312,9 +313,9 @@ struct RevisionTree {
     }
 
     private func exists(identifier: String, revision: String) throws(DocumentStoreError) -> Bool {
-        let select = try SQLiteStatement("""
+        let select = try StoreStatement(cached: """
             SELECT 1 FROM revisions AS r JOIN documents AS d ON d.number = r.document WHERE d.id = ? AND r.revision = ?
-            """, on: db)
+            """, in: db)
         defer { select.reset() }
         select.bind(identifier, at: 1)
         select.bind(revision, at: 2)

@@ -23,7 +23,7 @@ extension StorageContext {
         }
     }
 
-    private func flushInserts(_ cache: StatementCache) throws(StorageError) {
+    private func flushInserts(_ cache: ContextStatements) throws(StorageError) {
         let pending = inserted
         inserted.removeAll()
         var closingUpdates: [EntityBacking] = []
@@ -59,7 +59,7 @@ extension StorageContext {
                 parameter += 1
             }
             try statement.run()
-            backing.rowID = sqlite3LastInsertRowID(cache.connection)
+            backing.rowID = statement.lastInsertRowID
             backing.isInserted = false
             backing.clearChanges()
             register(backing, object: object)
@@ -81,7 +81,7 @@ extension StorageContext {
         }
     }
 
-    private func flushUpdates(_ cache: StatementCache) throws(StorageError) {
+    private func flushUpdates(_ cache: ContextStatements) throws(StorageError) {
         let pending = updatedOrder
         updatedOrder.removeAll()
         updated.removeAll()
@@ -108,7 +108,7 @@ extension StorageContext {
         }
     }
 
-    private func flushDeletes(_ cache: StatementCache) throws(StorageError) {
+    private func flushDeletes(_ cache: ContextStatements) throws(StorageError) {
         let pending = deleted
         deleted.removeAll()
         for backing in pending where backing.rowID > 0 {

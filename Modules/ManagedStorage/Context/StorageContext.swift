@@ -10,11 +10,11 @@ import GRDB
 final class StorageContext: StorageType {
     enum Access {
         /// Inside an operation: one connection, in an open `BEGIN IMMEDIATE` transaction.
-        case writer(StatementCache)
+        case writer(ContextStatements)
         /// `viewStorage`: each read is its own snapshot (from the pool, or the in-memory connection).
         case reader(any DatabaseReader)
         /// ``SQLiteStorageManager/read(_:)``: every read of the closure in one snapshot.
-        case snapshot(StatementCache)
+        case snapshot(ContextStatements)
         /// The operation ended; the storage no longer reads or writes.
         case ended
     }
@@ -74,11 +74,9 @@ final class StorageContext: StorageType {
     /// derived from `access`: it is read on every property set.
     private(set) var isWriter: Bool
 
-    /// Ends the operation: statements are finalized and objects stop reading.
+    /// Ends the operation: objects stop reading (the statements stay with their connection's cache).
     func end() {
         isWriter = false
-        if case .writer(let cache) = access { cache.clear() }
-        if case .snapshot(let cache) = access { cache.clear() }
         access = .ended
         // A backing caches the backings its to-one relationships point at (`related`), so the two
         // ends of a one-to-one pair cache each other: without this they would outlive the operation.
@@ -115,18 +113,16 @@ final class StorageContext: StorageType {
 
     // MARK: Connections
 
-    /// Runs `body` with a statement cache on a connection: the writer's own, or a pooled reader's.
-    func withStatements<R>(_ body: (StatementCache) throws(StorageError) -> R) throws(StorageError) -> R {
+    /// Runs `body` with the statements of a connection: the writer's own, or a pooled reader's.
+    func withStatements<R>(_ body: (ContextStatements) throws(StorageError) -> R) throws(StorageError) -> R {
         switch access {
-        case .writer(let cache), .snapshot(let cache):
-            return try body(cache)
+        case .writer(let statements), .snapshot(let statements):
+            return try body(statements)
         case .reader(let pool):
             do {
                 return try pool.read { db -> R in
-                    guard let connection = db.sqliteConnection else { throw StorageError.misuse("the reader's connection is closed") }
-                    let cache = StatementCache(connection: connection)
-                    defer { cache.clear() }
-                    do { return try body(cache) } catch { throw error }
+                    let statements = try ContextStatements(reading: db)
+                    do { return try body(statements) } catch { throw error }
                 }
             } catch let error as StorageError {
                 throw error

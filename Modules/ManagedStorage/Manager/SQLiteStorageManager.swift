@@ -41,6 +41,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// Whether the store lives in memory (no file, no other process, no write-ahead log).
     let isInMemory: Bool
     private let writerQueue: DispatchQueue
+    /// The writer connection's statements, prepared once for the store's life (used on `writerQueue`).
+    private let writerStatements = StatementCache<StorageError>()
     private let lock: StoreLock?
     private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Created here, used only on the main actor (through ``viewStorage``).
@@ -106,6 +108,9 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
 
     deinit {
         hub.finish()
+        // Before the writer connection closes: GRDB closes a connection with unfinalized statements
+        // only when they are finalized.
+        database.writeWithoutTransaction { _ in writerStatements.finalize() }
     }
 
     // MARK: StorageManagerType
@@ -162,8 +167,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     public func read<T>(_ body: (StorageType) throws -> T) throws -> T {
         do {
             return try database.read { db -> T in
-                guard let connection = db.sqliteConnection else { throw StorageError.misuse("the reader's connection is closed") }
-                let context = StorageContext(model: model, access: .snapshot(StatementCache(connection: connection)),
+                let context = StorageContext(model: model, access: .snapshot(try ContextStatements(reading: db)),
                                              report: { [hub] in hub.report($0) })
                 defer { context.end() }
                 let value = try body(context)
@@ -286,9 +290,9 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         var afterCommit: [() -> Void] = []
         do {
             try database.writeWithoutTransaction { db in
-                guard let connection = db.sqliteConnection else { throw StorageError.misuse("the writer's connection is closed") }
+                let statements = try ContextStatements(cache: writerStatements, on: db)
                 try db.inTransaction(.immediate) {
-                    let context = StorageContext(model: model, access: .writer(StatementCache(connection: connection)),
+                    let context = StorageContext(model: model, access: .writer(statements),
                                                  report: { [hub] in hub.report($0) })
                     defer { context.end() }
                     do {

@@ -4,7 +4,12 @@ import GRDB
 import SQLiteSupport
 
 /// ManagedStorage's errors for what GRDB, SQLite and SQLiteSupport report.
-extension StorageError {
+extension StorageError: SQLiteStoreFailure {
+    /// The error of a failed statement, classified (a full disk is ``StorageError/diskFull(file:)``).
+    package init(statementFailure failure: SQLiteFailure, file: String) {
+        self.init(failure, file: file)
+    }
+
     /// The storage error for a classified SQLite failure: at open, what prevents opening is
     /// ``cannotOpen(file:cause:)``; later, a full disk and a read-only file have cases of their own;
     /// a damaged file stays ``sqlite(code:message:sql:)`` (the opener recognizes it by its code).

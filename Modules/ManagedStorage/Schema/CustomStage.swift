@@ -1,4 +1,5 @@
 import GRDB
+import SQLiteSupport
 
 /// Runs a custom migration stage: a storage of the old model and one of the new, both writing in the
 /// migration's transaction.
@@ -13,19 +14,20 @@ struct CustomStage {
     let report: @Sendable (StorageError) -> Void
 
     func run(_ db: Database, _ stage: (StorageType, StorageType) throws -> Void) throws {
-        guard let connection = db.sqliteConnection else { throw StorageError.misuse("the migration's connection is closed") }
         var placement: [String: TablePlacement] = [:]
         for type in old {
             if let placed = Self.placement(of: type, in: new.designs) { placement[type.entityName] = placed }
         }
         let oldModel = try ResolvedModel(old, placedAs: placement)
-        let oldStorage = StorageContext(model: oldModel, access: .writer(StatementCache(connection: connection)), report: report)
-        let newStorage = StorageContext(model: new, access: .writer(StatementCache(connection: connection)), report: report)
+        // The stage's own statements, finalized before the rest of the migration drops or rebuilds tables.
+        let cache = StatementCache<StorageError>()
+        let oldStorage = StorageContext(model: oldModel, access: .writer(try ContextStatements(cache: cache, on: db)), report: report)
+        let newStorage = StorageContext(model: new, access: .writer(try ContextStatements(cache: cache, on: db)), report: report)
         newStorage.fillsNewColumns = true
-        // Ended before the rest of the migration drops or rebuilds tables (their statements are finalized).
         defer {
             oldStorage.end()
             newStorage.end()
+            cache.finalize()
         }
         try stage(oldStorage, newStorage)
         oldStorage.flush()
