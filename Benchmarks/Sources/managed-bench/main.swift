@@ -15,6 +15,9 @@
 //    the memory the controller holds per row.
 // 5. Migrating a store of N rows (one attribute added with a default, one renamed) as its open does,
 //    against the same two ALTER TABLEs by hand, three times (MigrationBench.swift).
+//
+// For a profiler (`perf record -g`): MANAGED_BENCH_PROFILE=fetch or =insert runs only ManagedStorage's
+// side of that case, --runs times over, and exits.
 import BenchSupport
 import Foundation
 import HeapUsage
@@ -109,6 +112,28 @@ func time(_ body: () throws -> Void) rethrows -> Double {
 func checkRows(_ path: String, _ what: String) throws {
     let read = try RawSQLite(path: path).fetchAll()
     guard read == rows else { throw BenchError("\(what): the file holds \(read.count) rows, not the \(rows.count) written, or other values") }
+}
+
+// A profiler's run: one side of one case, over and over.
+if let only = ProcessInfo.processInfo.environment["MANAGED_BENCH_PROFILE"] {
+    let manager = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: try freshFolder()))
+    if only == "fetch" { try insertOurs(manager, rows) }
+    var times: [Double] = []
+    var sum = 0.0
+    for _ in 0..<options.runs {
+        if only == "fetch" {
+            times.append(try time {
+                try manager.read { storage in
+                    for order in storage.allObjects(ofType: BenchOrder.self) { sum += order.total + Double(order.orderID) }
+                }
+            })
+        } else {
+            let fresh = try SQLiteStorageManager(model: model, configuration: StorageConfiguration(name: "Bench", folder: try freshFolder()))
+            times.append(try time { try insertOurs(fresh, rows) })
+        }
+    }
+    print(String(format: "%@ only, %d runs: median %.3f s (checksum %.0f)", only, options.runs, median(times), sum))
+    exit(0)
 }
 
 // 1. Inserts.

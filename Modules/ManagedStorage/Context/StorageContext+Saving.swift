@@ -32,8 +32,10 @@ extension StorageContext {
 
         func insert(_ backing: EntityBacking, object: AnyObject) throws(StorageError) {
             guard backing.isInserted, !backing.isDeleted else { return }
-            inProgress.insert(ObjectIdentifier(backing))
             let schema = backing.schema
+            // Only an object with to-one relationships starts inserting others first, so only such an
+            // object can be met again while it is in progress (a cycle).
+            if !schema.toOneIndexes.isEmpty { inProgress.insert(ObjectIdentifier(backing)) }
             var needsClosingUpdate = false
             for index in schema.toOneIndexes where !backing.related.isEmpty {
                 guard let target = backing.related[index].flatMap({ $0 }) else { continue }
@@ -72,6 +74,7 @@ extension StorageContext {
             }
         }
 
+        changes.inserted.reserveCapacity(changes.inserted.count + pending.count)
         for (backing, object) in pending {
             try insert(backing, object: object)
         }
@@ -130,7 +133,7 @@ extension StorageContext {
             let statement = try cache.statement("DELETE FROM \(schema.quotedName) WHERE \"id\" = ?")
             statement.bind(.integer(backing.rowID), at: 1)
             try statement.run()
-            registered[ObjectIdentifier(schema)]?[backing.rowID] = nil
+            registry(schema, creating: false)?[backing.rowID] = nil
             let id = backing.objectID
             if changes.inserted.remove(id) == nil { changes.deleted.insert(id) }
             changes.updated.remove(id)

@@ -24,7 +24,9 @@ final class StorageContext: StorageType {
     private let report: @Sendable (StorageError) -> Void
 
     /// Registered objects by entity and row id; strong in the writer, weak in `viewStorage`.
-    var registered: [ObjectIdentifier: [Int64: Registration]] = [:]
+    var registered: [ObjectIdentifier: RowRegistry] = [:]
+    /// The last entity's registry, looked up once for the many rows of a fetch.
+    private var lastRegistry: (schema: ObjectIdentifier, registry: RowRegistry)?
     /// New objects in insertion order (with their instances, kept alive until saved).
     var inserted: [(backing: EntityBacking, object: AnyObject)] = []
     var updated: [ObjectIdentifier: EntityBacking] = [:]
@@ -44,16 +46,22 @@ final class StorageContext: StorageType {
     var changes = StorageChanges()
 
     enum Registration {
-        case strong(AnyObject)
+        /// An object ``kept`` holds (the writer's and a snapshot's): the map itself holds no reference,
+        /// so freeing it is one free, not a release of every object in hash order.
+        case kept(Unmanaged<AnyObject>)
         case weak(WeakObject)
 
         var object: AnyObject? {
             switch self {
-            case .strong(let object): object
+            case .kept(let object): object.takeUnretainedValue()
             case .weak(let box): box.object
             }
         }
     }
+
+    /// The objects the writer's storage and a snapshot's keep until the operation ends, in the order
+    /// they were made (so they are released in about the order of their memory).
+    private var kept: [AnyObject] = []
 
     final class WeakObject {
         weak var object: AnyObject?
@@ -83,6 +91,8 @@ final class StorageContext: StorageType {
         for backing in cachingRelated { backing.related.removeAll() }
         cachingRelated.removeAll()
         registered.removeAll()
+        lastRegistry = nil
+        kept.removeAll()
         inserted.removeAll()
         updated.removeAll()
         updatedOrder.removeAll()
@@ -137,14 +147,36 @@ final class StorageContext: StorageType {
     // MARK: Objects
 
     func registration(_ schema: EntitySchema, _ rowID: Int64) -> AnyObject? {
-        registered[ObjectIdentifier(schema)]?[rowID]?.object
+        registry(schema, creating: false)?[rowID]?.object
     }
 
     func register(_ backing: EntityBacking, object: AnyObject) {
         // Only `viewStorage` outlives its reads; the writer's and a snapshot's objects live as long as they do.
         let entry: Registration
-        if case .reader = access { entry = .weak(WeakObject(object)) } else { entry = .strong(object) }
-        registered[ObjectIdentifier(backing.schema), default: [:]][backing.rowID] = entry
+        if case .reader = access {
+            entry = .weak(WeakObject(object))
+        } else {
+            kept.append(object)
+            entry = .kept(Unmanaged.passUnretained(object))
+        }
+        registry(backing.schema, creating: true)![backing.rowID] = entry
+    }
+
+    /// The registered objects of `schema`'s rows (made when `creating`).
+    func registry(_ schema: EntitySchema, creating: Bool) -> RowRegistry? {
+        let id = ObjectIdentifier(schema)
+        if let lastRegistry, lastRegistry.schema == id { return lastRegistry.registry }
+        let registry: RowRegistry
+        if let existing = registered[id] {
+            registry = existing
+        } else if creating {
+            registry = RowRegistry()
+            registered[id] = registry
+        } else {
+            return nil
+        }
+        lastRegistry = (id, registry)
+        return registry
     }
 
     /// The object for a row read now: the registered one (refreshed in `viewStorage`), or a new one.
@@ -167,15 +199,7 @@ final class StorageContext: StorageType {
     func validate(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> Bool {
         for check in schema.columnChecks {
             let value = values[check.index]
-            if let accepts = check.accepts {
-                if accepts(value) || (fillsNewColumns && value == .null) { continue }
-            } else {
-                // A to-one relationship: a row id or NULL.
-                switch value {
-                case .integer, .null: continue
-                default: break
-                }
-            }
+            if check.accepts(value) || (fillsNewColumns && value == .null) { continue }
             let property = schema.properties[check.index]
             var found = "\(value.typeName) \(value)"
             if case .attribute(let info) = property.kind { found += " for \(info.typeName)" }
@@ -215,9 +239,32 @@ final class StorageContext: StorageType {
 
     /// Rows of `schema` as objects. Saves pending changes first in the writer, so queries see them.
     func fetch(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?) -> [AnyObject] {
+        fetch(schema, where: condition, orderBy: orderBy, limit: limit, as: AnyObject.self)
+    }
+
+    /// Rows of `schema` as objects of `type` (the schema's class), made as each row is stepped.
+    func fetch<T>(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?,
+                  as type: T.Type) -> [T] {
+        if isWriter { flush() }
+        let sql = selectSQL(schema, where: condition, orderBy: orderBy, limit: limit)
         do {
-            return try fetchRows(schema, where: condition, orderBy: orderBy, limit: limit).compactMap {
-                materialize(schema, rowID: $0.rowID, values: $0.values)
+            // Each row becomes its object as it is stepped: no list of rows in between.
+            return try withStatements { statements throws(StorageError) -> [T] in
+                let statement = try statements.statement(sql)
+                defer { statement.reset() }
+                statement.bind(condition?.arguments ?? [])
+                var objects: [T] = []
+                var values = schema.defaultValues
+                let columns = schema.columns
+                while try statement.step() {
+                    var column: Int32 = 1
+                    for index in columns {
+                        values[index] = statement.value(at: column)
+                        column += 1
+                    }
+                    if let object = materialize(schema, rowID: statement.int64(at: 0), values: values) as? T { objects.append(object) }
+                }
+                return objects
             }
         } catch {
             record(error)
@@ -225,15 +272,21 @@ final class StorageContext: StorageType {
         }
     }
 
+    /// The `SELECT` of `schema`'s rows: its select list, `condition`, in `orderBy` order and then by row id.
+    private func selectSQL(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?) -> String {
+        var sql = "SELECT \(schema.selectList) FROM \(schema.quotedName)"
+        if let condition { sql += " WHERE \(condition.sql)" }
+        sql += " ORDER BY " + (orderBy.map { $0.isEmpty ? "\"id\"" : $0 + ", \"id\"" } ?? "\"id\"")
+        if let limit { sql += " LIMIT \(limit)" }
+        return sql
+    }
+
     /// Rows of `schema` as values, one per property (`.null` in to-many slots), in `orderBy` order
     /// and then by row id. Saves pending changes first in the writer.
     func fetchRows(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?,
                    limit: Int?) throws(StorageError) -> [(rowID: Int64, values: [StorageValue])] {
         if isWriter { flush() }
-        var sql = "SELECT \(schema.selectList) FROM \(schema.quotedName)"
-        if let condition { sql += " WHERE \(condition.sql)" }
-        sql += " ORDER BY " + (orderBy.map { $0.isEmpty ? "\"id\"" : $0 + ", \"id\"" } ?? "\"id\"")
-        if let limit { sql += " LIMIT \(limit)" }
+        let sql = selectSQL(schema, where: condition, orderBy: orderBy, limit: limit)
         return try withStatements { cache throws(StorageError) -> [(rowID: Int64, values: [StorageValue])] in
             let statement = try cache.statement(sql)
             defer { statement.reset() }
@@ -300,7 +353,7 @@ final class StorageContext: StorageType {
         do {
             let condition = try predicate.map { predicate throws(StorageError) in try translator.whereClause(predicate) }
             let order = try sort.map { sort throws(StorageError) in try translator.orderBy(sort) }
-            return fetch(schema, where: condition, orderBy: order, limit: limit).compactMap { $0 as? T }
+            return fetch(schema, where: condition, orderBy: order, limit: limit, as: T.self)
         } catch {
             record(error)
             return []

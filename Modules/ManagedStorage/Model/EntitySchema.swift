@@ -46,6 +46,12 @@ final class EntitySchema: @unchecked Sendable {
 
     /// The table's name in the previous model version (`@StorageEntity(originalName:)`).
     let originalName: String?
+    /// What a stored value must be, per column (checked on every row read).
+    let columnChecks: [ColumnCheck]
+    /// The default values of a new object, one per property.
+    let defaultValues: [StorageValue]
+    /// `"id", "a", "b"`: the columns a fetch reads, the row id first.
+    let selectList: String
 
     init<T: StorageEntity>(_ type: T.Type, placement: TablePlacement? = nil) {
         name = placement?.table ?? T.entityName
@@ -68,22 +74,18 @@ final class EntitySchema: @unchecked Sendable {
         let names = columns.map { SQL.quote(properties[$0].name) }
         insertSQL = names.isEmpty ? "INSERT INTO \(quoted) DEFAULT VALUES"
             : "INSERT INTO \(quoted) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        // Computed here, not lazily: a schema is shared by storages on several threads.
+        columnChecks = columns.map { index in
+            if case .attribute(let info) = properties[index].kind { return ColumnCheck(attribute: index, info) }
+            return ColumnCheck(toOne: index)
+        }
+        defaultValues = properties.map { property in
+            if case .attribute(let info) = property.kind { return info.defaultValue }
+            return .null
+        }
+        selectList = (["\"id\""] + names).joined(separator: ", ")
     }
 
-    /// What a stored value must be, per column: an attribute's decoder check, or `nil` for a to-one id.
-    lazy var columnChecks: [(index: Int, accepts: ((StorageValue) -> Bool)?)] = columns.map { index in
-        if case .attribute(let info) = properties[index].kind { return (index, info.accepts) }
-        return (index, nil)
-    }
-
-    /// The default values of a new object, one per property.
-    lazy var defaultValues: [StorageValue] = properties.map { property in
-        if case .attribute(let info) = property.kind { return info.defaultValue }
-        return .null
-    }
-
-    /// `"id", "a", "b"`: the columns a fetch reads, the row id first.
-    lazy var selectList: String = (["\"id\""] + columns.map { SQL.quote(properties[$0].name) }).joined(separator: ", ")
 
     /// The name of the index on a to-one relationship's column (made by `createStatements`, checked at open).
     func indexName(ofToOne property: String) -> String { TableDesign.indexName(table: name, column: property) }

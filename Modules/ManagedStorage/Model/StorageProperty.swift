@@ -64,6 +64,8 @@ struct AttributeInfo: @unchecked Sendable {
     let typeName: String
     /// Whether a stored value decodes as the property's type.
     let accepts: (StorageValue) -> Bool
+    /// The kind of stored value the type decodes from, when that alone decides (`nil`: ask ``accepts``).
+    let valueRule: ColumnCheck.Rule?
     /// The stored value as the property's type would print it (a results section's name); `""` for `nil`.
     let describe: (StorageValue) -> String
 
@@ -74,6 +76,7 @@ struct AttributeInfo: @unchecked Sendable {
         defaultValue = declaredDefault?.storageValue ?? V.storageDefault.storageValue
         typeName = String(describing: V.self)
         accepts = { V.decode($0) != nil }
+        valueRule = Self.valueRule(of: V.self)
         describe = { value in
             guard let decoded = V.decode(value) else { return "" }
             let mirror = Mirror(reflecting: decoded)
@@ -81,6 +84,19 @@ struct AttributeInfo: @unchecked Sendable {
                 return mirror.children.first.map { String(describing: $0.value) } ?? ""
             }
             return String(describing: decoded)
+        }
+    }
+
+    /// The built-in types whose decoder accepts exactly the values of one kind (and `NULL` when optional):
+    /// see their `decode(_:)` in `StorageAttribute.swift`.
+    private static func valueRule<V: StorageAttribute>(of type: V.Type) -> ColumnCheck.Rule? {
+        switch type {
+        case is String.Type, is String?.Type: .text
+        case is Double.Type, is Double?.Type, is Float.Type, is Float?.Type, is Date.Type, is Date?.Type: .number
+        case is Int64.Type, is Int64?.Type, is Bool.Type, is Bool?.Type: .integer
+        case is Int.Type, is Int?.Type: Int.bitWidth == 64 ? .integer : nil
+        case is Data.Type, is Data?.Type: .bytes
+        default: nil
         }
     }
 }
