@@ -42,6 +42,7 @@ extension StorageContext {
             }
         }
         if backing.isInserted {
+            backing.isNewInWriter = false
             inserted.removeAll { $0.backing === backing }
         } else {
             deleted.append(backing)

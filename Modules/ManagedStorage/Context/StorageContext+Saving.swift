@@ -31,6 +31,7 @@ extension StorageContext {
         var statements: [ObjectIdentifier: RawStatement] = [:]
 
         func insert(_ backing: EntityBacking, object: AnyObject) throws(StorageError) {
+            backing.isNewInWriter = false
             guard backing.isInserted, !backing.isDeleted else { return }
             let schema = backing.schema
             // Only an object with to-one relationships starts inserting others first, so only such an

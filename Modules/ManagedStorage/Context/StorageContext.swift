@@ -90,6 +90,7 @@ final class StorageContext: StorageType {
         // ends of a one-to-one pair cache each other: without this they would outlive the operation.
         for backing in cachingRelated { backing.related.removeAll() }
         cachingRelated.removeAll()
+        for (backing, _) in inserted { backing.isNewInWriter = false }
         registered.removeAll()
         lastRegistry = nil
         kept.removeAll()
@@ -401,6 +402,7 @@ final class StorageContext: StorageType {
         let backing = EntityBacking(schema: schema, rowID: nextTemporaryID, values: schema.defaultValues, context: self)
         nextTemporaryID -= 1
         backing.isInserted = true
+        backing.isNewInWriter = true
         let object = T(_$backing: backing)
         backing.object = object
         inserted.append((backing, object))

@@ -20,6 +20,10 @@ public final class EntityBacking {
     /// (so the object they pointed at is reported as changed too).
     var originalToOne: [Int: StorageValue] = [:]
     var isInserted = false
+    /// Set while this is a new object of a running operation's writer storage, until it is saved, deleted
+    /// or the operation ends: a property set then only stores the value (nothing to check, compare or
+    /// track, since a new object is written whole).
+    @usableFromInline var isNewInWriter = false
     public internal(set) var isDeleted = false
     weak var context: StorageContext?
     /// The entity instance around this state. It owns this backing, so it lives at least as long
@@ -100,9 +104,19 @@ public final class EntityBacking {
     }
 
     /// Sets an attribute's value; marks it changed when it differs.
+    @inlinable
     public func set<V: StorageAttribute>(_ index: Int, _ newValue: V) {
+        if isNewInWriter {
+            values[index] = newValue.storageValue
+            return
+        }
+        setStored(index, newValue.storageValue)
+    }
+
+    /// Sets an attribute's stored value, if the storage allows it; marks it changed when it differs.
+    @usableFromInline
+    func setStored(_ index: Int, _ stored: StorageValue) {
         guard allowsMutation("setting \(schema.name).\(schema.properties[index].name)") else { return }
-        let stored = newValue.storageValue
         guard stored != values[index] else { return }
         values[index] = stored
         markChanged(index)
