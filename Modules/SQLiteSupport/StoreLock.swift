@@ -40,9 +40,11 @@ package final class StoreLock: @unchecked Sendable {
     }
 
     /// Runs `body` with the lock held exclusively (no other store has the file open), then goes back
-    /// to shared. `nil` when other processes kept it shared until the deadline.
-    package func withExclusive<R>(timeout: Duration, _ body: () throws -> R) rethrows -> R? {
-        guard Self.poll(fd, LOCK_EX, timeout: timeout) else {
+    /// to shared. `nil` when other processes kept it shared until the deadline, or when
+    /// `stopWaiting` (asked about four times a second while waiting) says the wait is pointless.
+    package func withExclusive<R>(timeout: Duration, stopWaiting: (() -> Bool)? = nil,
+                                  _ body: () throws -> R) rethrows -> R? {
+        guard Self.poll(fd, LOCK_EX, timeout: timeout, stopWaiting: stopWaiting) else {
             _ = Self.poll(fd, LOCK_SH, timeout: .seconds(1))
             return nil
         }
@@ -50,11 +52,16 @@ package final class StoreLock: @unchecked Sendable {
         return try body()
     }
 
-    private static func poll(_ fd: Int32, _ operation: Int32, timeout: Duration) -> Bool {
+    private static func poll(_ fd: Int32, _ operation: Int32, timeout: Duration, stopWaiting: (() -> Bool)? = nil) -> Bool {
         let deadline = ContinuousClock.now + timeout
+        var nextQuestion = ContinuousClock.now + .milliseconds(250)
         var pause: UInt32 = 1_000
         while flock(fd, operation | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else { return false }
+            if let stopWaiting, ContinuousClock.now >= nextQuestion {
+                if stopWaiting() { return false }
+                nextQuestion = ContinuousClock.now + .milliseconds(250)
+            }
             usleep(pause)
             pause = min(pause * 2, 50_000)
         }

@@ -34,11 +34,13 @@ package enum StoreRecovery {
     ///
     /// The damage is checked again under the lock: two processes that found the file damaged at the
     /// same moment take the lock one after the other, and the second finds the first one's new,
-    /// healthy store, which it must not move (``Failure/alreadyRecovered``: open it again).
+    /// healthy store, which it must not move (``Failure/alreadyRecovered``: open it again). It is also
+    /// checked while waiting for the lock, every quarter second: the first process keeps its new store
+    /// open (the lock shared), so without the check the second would wait out `timeout` to learn that.
     package static func moveAside(_ file: URL, lock: StoreLock, timeout: Duration) throws(Failure) -> URL {
         let moved: URL??
         do {
-            moved = try lock.withExclusive(timeout: timeout) { () throws -> URL? in
+            moved = try lock.withExclusive(timeout: timeout, stopWaiting: { !isDamaged(file.path) }) { () throws -> URL? in
                 guard isDamaged(file.path) else { return nil }
                 return try DurableFile.moveAside(file, companions: ["-wal", "-shm"])
             }

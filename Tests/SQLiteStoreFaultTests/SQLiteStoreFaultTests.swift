@@ -198,6 +198,42 @@ import TestSupport
         withExtendedLifetime(other) {}
     }
 
+    /// The same race with the real wait: the second process waits for the lock with a long timeout
+    /// while the first moves the damaged file aside and keeps its new store open. The waiting process
+    /// checks the file while it waits, so it learns that the store was recovered soon after it was,
+    /// not when its wait ends (ten minutes here: without the check this test waits that long and fails
+    /// on its one-minute deadline).
+    @Test func aProcessWaitingToRecoverAStoreSeesAnotherRecoverItWithoutWaitingOutItsTimeout() throws {
+        let folder = try TemporaryFolder(prefix: "sqlite-recovered-wait")
+        let file = folder.file("Store.sqlite")
+        try Data(repeating: 0x41, count: 4096).write(to: file)
+        let other = try #require(try StoreLock(for: file, timeout: .seconds(1)))
+        let mine = try #require(try StoreLock(for: file, timeout: .seconds(1)))
+        let outcome = Mutex<Result<URL, StoreRecovery.Failure>?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        let waiter = Thread {
+            started.signal()
+            let result = Result { () throws(StoreRecovery.Failure) -> URL in
+                try StoreRecovery.moveAside(file, lock: mine, timeout: .seconds(600))
+            }
+            outcome.withLock { $0 = result }
+        }
+        waiter.start()
+        started.wait()
+        // The other process recovers the store: a healthy file replaces the damaged one, and it keeps
+        // its lock shared (it has the new store open).
+        Thread.sleep(forTimeInterval: 0.3)
+        let healthy = folder.file("Healthy.sqlite")
+        try DatabaseQueue(path: healthy.path).write { db in try db.execute(sql: "CREATE TABLE t (x)") }
+        #expect(rename(healthy.path, file.path) == 0)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while outcome.withLock({ $0 }) == nil && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let result = outcome.withLock { $0 }
+        #expect(result != nil, "the waiting process was still waiting a minute after the store was recovered")
+        if case .failure(.alreadyRecovered) = result {} else { Issue.record("expected alreadyRecovered, got \(String(describing: result))") }
+        withExtendedLifetime(other) {}
+    }
+
     @Test(arguments: stores)
     func aDamagedStoreAnotherInstanceHasOpenIsNotMovedFromUnderIt(_ store: any SQLiteStoreUnderTest) throws {
         let folder = try TemporaryFolder(prefix: "sqlite-damaged-open")
