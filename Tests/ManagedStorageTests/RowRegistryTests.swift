@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The identity map's open-addressed table against a `Dictionary`, through inserts, replacements,
-/// removals and lookups of dense, sparse, negative and colliding row ids, past many resizes.
+/// The identity map's open-addressed table against a `Dictionary`, through inserts (looked up, and
+/// appended unlooked as a fetch into an empty registry does), replacements, removals and lookups of dense, sparse, negative and colliding row ids, past many resizes.
 @Suite struct RowRegistryTests {
     final class Box {}
 
@@ -25,7 +25,15 @@ import TestSupport
             }
             for step in 0..<20_000 {
                 let rowID = pool.randomElement(using: &rng)!
-                switch Int.random(in: 0..<10, using: &rng) {
+                switch Int.random(in: 0..<12, using: &rng) {
+                case 10, 11:
+                    // A row known not to be registered: added without a lookup, put in the table at the next one.
+                    guard model[rowID] == nil else { break }
+                    let object = Int.random(in: 0..<objects.count, using: &rng)
+                    registry.appendNew(rowID, .kept(Unmanaged.passUnretained(objects[object])))
+                    model[rowID] = object
+                    #expect(registry.count == model.count, "seed \(seed) round \(round) step \(step)")
+                    continue
                 case 0..<5:
                     let object = Int.random(in: 0..<objects.count, using: &rng)
                     registry[rowID] = .kept(Unmanaged.passUnretained(objects[object]))

@@ -19,9 +19,19 @@ final class RowRegistry {
     private var capacity: Int
     /// The two row ids the table uses as markers (SQLite allows them), kept aside.
     private var markerRows: [Int64: Entry] = [:]
-    /// Live entries, and slots taken (live and removed).
-    private(set) var count = 0
+    /// Live entries in the table, and slots taken (live and removed).
+    private var indexed = 0
     private var taken = 0
+    /// Entries added with ``appendNew(_:_:)`` and not in the table yet: it takes them in one go at the
+    /// first lookup, sized once. A fetch into an empty registry (the first of a read, or of an
+    /// operation) then never looks a row up, and the table is only built if something asks.
+    private var pending: [(rowID: Int64, entry: Entry)] = []
+
+    /// How many rows are registered.
+    var count: Int { indexed + pending.count }
+
+    /// Whether no row is registered.
+    var isEmpty: Bool { indexed == 0 && pending.isEmpty }
 
     init() {
         capacity = 16
@@ -58,18 +68,36 @@ final class RowRegistry {
         }
     }
 
+    /// Registers `entry` for `rowID`, which the caller knows is not registered (a row of a fetch that
+    /// began with the registry empty: a query returns each row once).
+    func appendNew(_ rowID: Int64, _ entry: Entry) {
+        pending.append((rowID, entry))
+    }
+
+    /// Puts the entries added with ``appendNew(_:_:)`` in the table, grown once to hold them.
+    private func indexPending() {
+        let entries = pending
+        pending = []
+        var size = capacity
+        while (taken + entries.count + 1) * 2 > size { size *= 2 }
+        if size != capacity { rebuild(capacity: size) }
+        for (rowID, entry) in entries { self[rowID] = entry }
+    }
+
     /// The registration of `rowID`, if any.
     subscript(rowID: Int64) -> Entry? {
         get {
+            if !pending.isEmpty { indexPending() }
             if rowID <= Self.removed { return markerRows[rowID] }
             let slot = slot(of: rowID)
             return slot < 0 ? nil : entries[slot]
         }
         set {
+            if !pending.isEmpty { indexPending() }
             if rowID <= Self.removed {
                 let before = markerRows[rowID] != nil
                 markerRows[rowID] = newValue
-                count += (newValue != nil ? 1 : 0) - (before ? 1 : 0)
+                indexed += (newValue != nil ? 1 : 0) - (before ? 1 : 0)
             } else if let newValue {
                 insert(rowID, newValue)
             } else {
@@ -77,7 +105,7 @@ final class RowRegistry {
                 guard slot >= 0 else { return }
                 keys[slot] = Self.removed
                 entries[slot] = nil
-                count -= 1
+                indexed -= 1
             }
         }
     }
@@ -104,19 +132,23 @@ final class RowRegistry {
         }
         keys[slot] = rowID
         entries[slot] = entry
-        count += 1
+        indexed += 1
     }
 
     /// Doubles the table when at least a quarter of it is live (else rebuilds it at its size,
     /// dropping removed slots).
     private func grow() {
+        rebuild(capacity: (indexed - markerRows.count) * 4 >= capacity ? capacity * 2 : capacity)
+    }
+
+    private func rebuild(capacity newCapacity: Int) {
         let oldKeys = keys, oldEntries = entries, oldCapacity = capacity
-        capacity = (count - markerRows.count) * 4 >= oldCapacity ? oldCapacity * 2 : oldCapacity
+        capacity = newCapacity
         keys = .allocate(capacity: capacity)
         keys.initialize(repeating: Self.free, count: capacity)
         entries = .allocate(capacity: capacity)
         entries.initialize(repeating: nil, count: capacity)
-        count = markerRows.count
+        indexed = markerRows.count
         taken = 0
         for slot in 0..<oldCapacity {
             let key = oldKeys[slot]

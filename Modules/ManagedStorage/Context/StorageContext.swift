@@ -151,7 +151,8 @@ final class StorageContext: StorageType {
         registry(schema, creating: false)?[rowID]?.object
     }
 
-    func register(_ backing: EntityBacking, object: AnyObject) {
+    /// Registers `object` for its row; `isNew` when the caller knows the row is not registered yet.
+    func register(_ backing: EntityBacking, object: AnyObject, isNew: Bool = false) {
         // Only `viewStorage` outlives its reads; the writer's and a snapshot's objects live as long as they do.
         let entry: Registration
         if case .reader = access {
@@ -160,7 +161,8 @@ final class StorageContext: StorageType {
             kept.append(object)
             entry = .kept(Unmanaged.passUnretained(object))
         }
-        registry(backing.schema, creating: true)![backing.rowID] = entry
+        let registry = registry(backing.schema, creating: true)!
+        if isNew { registry.appendNew(backing.rowID, entry) } else { registry[backing.rowID] = entry }
     }
 
     /// The registered objects of `schema`'s rows (made when `creating`).
@@ -182,14 +184,16 @@ final class StorageContext: StorageType {
 
     /// The object for a row read now: the registered one (refreshed in `viewStorage`), or a new one.
     /// `nil` (and an error recorded) when a value does not fit its property.
-    func materialize(_ schema: EntitySchema, rowID: Int64, values: [StorageValue]) -> AnyObject? {
+    /// `unregistered`: the caller knows no object of this row is registered (a fetch that began with
+    /// none of the entity's).
+    func materialize(_ schema: EntitySchema, rowID: Int64, values: [StorageValue], unregistered: Bool = false) -> AnyObject? {
         // The writer's objects (and deleted ones) keep their own values: nothing to check or refresh.
-        let existing = registration(schema, rowID)
+        let existing = unregistered ? nil : registration(schema, rowID)
         if let existing, isWriter || (existing as? any StorageEntity)?._$backing.isDeleted == true {
             return existing
         }
         guard validate(schema, rowID: rowID, values: values) else { return nil }
-        return refreshOrMake(existing, schema, rowID: rowID, values: values, register: true)
+        return refreshOrMake(existing, schema, rowID: rowID, values: values, register: true, isNew: unregistered)
     }
 
     /// A custom migration stage's new storage: the non-optional columns the migration added are still
@@ -257,13 +261,18 @@ final class StorageContext: StorageType {
                 var objects: [T] = []
                 var values = schema.defaultValues
                 let columns = schema.columns
+                // No object of the entity registered yet: each row's is new (a query returns a row once).
+                let unregistered = registry(schema, creating: false)?.isEmpty ?? true
                 while try statement.step() {
                     var column: Int32 = 1
                     for index in columns {
                         values[index] = statement.value(at: column)
                         column += 1
                     }
-                    if let object = materialize(schema, rowID: statement.int64(at: 0), values: values) as? T { objects.append(object) }
+                    if let object = materialize(schema, rowID: statement.int64(at: 0), values: values,
+                                                unregistered: unregistered) as? T {
+                        objects.append(object)
+                    }
                 }
                 return objects
             }
@@ -313,7 +322,7 @@ final class StorageContext: StorageType {
 
     /// `existing` with `values` (in `viewStorage`, unless deleted), or a new object around them.
     private func refreshOrMake(_ existing: AnyObject?, _ schema: EntitySchema, rowID: Int64, values: [StorageValue],
-                               register: Bool) -> AnyObject {
+                               register: Bool, isNew: Bool = false) -> AnyObject {
         if let existing, let entity = existing as? any StorageEntity {
             let backing = entity._$backing
             if !isWriter && !backing.isDeleted {
@@ -325,7 +334,7 @@ final class StorageContext: StorageType {
         let backing = EntityBacking(schema: schema, rowID: rowID, values: values, context: self)
         let object = schema.make(backing)
         backing.object = object
-        if register { self.register(backing, object: object) }
+        if register { self.register(backing, object: object, isNew: isNew) }
         return object
     }
 
