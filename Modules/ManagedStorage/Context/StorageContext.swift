@@ -269,8 +269,12 @@ final class StorageContext: StorageType {
                         values[index] = statement.value(at: column)
                         column += 1
                     }
-                    if let object = materialize(schema, rowID: statement.int64(at: 0), values: values,
-                                                unregistered: unregistered) as? T {
+                    guard let object = materialize(schema, rowID: statement.int64(at: 0), values: values,
+                                                   unregistered: unregistered) else { continue }
+                    if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type as Any.Type) {
+                        // The schema's own class: no dynamic cast (`T` is a class, so the sizes agree).
+                        objects.append(unsafeBitCast(object, to: T.self))
+                    } else if let object = object as? T {
                         objects.append(object)
                     }
                 }
