@@ -90,7 +90,7 @@ final class ChangeLog: Sendable {
     static let createSQL = """
         CREATE TABLE IF NOT EXISTS \(table) (sequence INTEGER NOT NULL, writer INTEGER NOT NULL, \
         entity TEXT NOT NULL, kind INTEGER NOT NULL, rows BLOB NOT NULL, \
-        PRIMARY KEY (sequence, entity, kind)) WITHOUT ROWID
+        PRIMARY KEY (sequence, entity, kind))
         """
 
     /// Creates the table unless the store has it (at open, after the migrations).
