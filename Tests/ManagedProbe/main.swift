@@ -13,6 +13,13 @@
 //                               prints "reads N torn T"
 //     open FOLDER               opens the store; prints "orders N"
 //     insert FOLDER ID BYTES    inserts one order whose note has BYTES characters; prints "inserted ID"
+//     mutate FOLDER             three operations another manager follows: 3 orders inserted (2 items and
+//                               a note each), then one order and one item updated, then one order
+//                               deleted (its items cascade, its note's order is set to nothing); prints
+//                               "inserted IDS", "updated IDS", "deleted IDS" and "nullified IDS" (object
+//                               ids as `Entity/row`, space-separated) as each commits
+//     churn FOLDER SEED N       N random operations from SEED (orders with items and notes inserted,
+//                               updated, moved between statuses, deleted); prints "churned N"
 //     migrate FOLDER [once]     prints "ready migrating", opens the ledger store of FOLDER with
 //                               `ledgerModelV2` (migrating a version-1 store), prints "migrated MS",
 //                               then waits to be killed (the test kills it at random moments), or
@@ -47,7 +54,7 @@ func performAndWait<T: Sendable>(_ manager: SQLiteStorageManager,
 var arguments = Array(CommandLine.arguments.dropFirst())
 let options = ProbeOptions.parse(&arguments)
 options.applyLimits()
-guard arguments.count >= 2 else { usage("increment|write-loop|check-reads|open|insert FOLDER ...") }
+guard arguments.count >= 2 else { usage("increment|write-loop|check-reads|open|insert|mutate|churn FOLDER ...") }
 let command = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
 var configuration = StorageConfiguration(name: "Store", folder: folder)
@@ -154,6 +161,75 @@ case "insert":
     }
     if case .failure(let error) = result { fail(error) }
     say("inserted \(id)")
+
+case "mutate":
+    func ids(_ objects: [StorageObjectID]) -> String { objects.map(\.description).sorted().joined(separator: " ") }
+    let inserted = performAndWait(manager) { storage -> [StorageObjectID] in
+        var objects: [any StorageEntity] = []
+        for n in 0..<3 {
+            let order = insertOrder(storage, id: 100 + Int64(n), status: "pending", total: Double(n), items: 2)
+            let note = storage.insertNewObject(ofType: OrderNote.self)
+            note.text = "note \(n)"
+            note.order = order
+            objects.append(order)
+            objects.append(note)
+            objects.append(contentsOf: order.items.map { $0 as any StorageEntity })
+        }
+        storage.saveIfNeeded()
+        return objects.map(\.objectID)
+    }
+    guard case .success(let created) = inserted else { if case .failure(let error) = inserted { fail(error) }; exit(1) }
+    say("inserted \(ids(created))")
+    let updated = performAndWait(manager) { storage -> [StorageObjectID] in
+        guard let order = storage.firstObject(ofType: Order.self, matching: #Predicate { $0.orderID == 100 }),
+              let item = storage.firstObject(ofType: OrderItem.self, matching: #Predicate { $0.itemID == 10100 }) else { return [] }
+        order.status = "completed"
+        order.total += 5
+        item.quantity = 9
+        return [order.objectID, item.objectID]
+    }
+    guard case .success(let changed) = updated else { if case .failure(let error) = updated { fail(error) }; exit(1) }
+    say("updated \(ids(changed))")
+    let deleted = performAndWait(manager) { storage -> ([StorageObjectID], [StorageObjectID]) in
+        guard let order = storage.firstObject(ofType: Order.self, matching: #Predicate { $0.orderID == 101 }) else { return ([], []) }
+        let gone = [order.objectID] + order.items.map(\.objectID)
+        let notes = order.notes.map(\.objectID)
+        storage.deleteObject(order)
+        return (gone, notes)
+    }
+    guard case .success(let (gone, nullified)) = deleted else { if case .failure(let error) = deleted { fail(error) }; exit(1) }
+    say("deleted \(ids(gone))")
+    say("nullified \(ids(nullified))")
+
+case "churn":
+    guard arguments.count == 4, let seed = UInt64(arguments[2]), let n = Int(arguments[3]) else { usage("churn FOLDER SEED N") }
+    var rng = SeededGenerator(seed: seed)
+    let statuses = ["pending", "processing", "completed"]
+    for step in 0..<n {
+        let roll = Int.random(in: 0..<10, using: &rng)
+        let pick = UInt64.random(in: 0..<UInt64.max, using: &rng)
+        let status = statuses[Int(pick % 3)]
+        let result = performAndWait(manager) { storage in
+            let orders = storage.allObjects(ofType: Order.self)
+            if orders.isEmpty || roll < 4 {
+                let order = insertOrder(storage, id: Int64(seed % 1000) * 100_000 + Int64(step), status: status,
+                                        total: Double(pick % 100), items: Int(pick % 3))
+                let note = storage.insertNewObject(ofType: OrderNote.self)
+                note.text = "churn \(step)"
+                note.order = order
+            } else if roll < 8 {
+                for offset in 0..<Int(pick % 3 + 1) {
+                    let order = orders[Int((pick / 7 + UInt64(offset) * 31) % UInt64(orders.count))]
+                    order.status = status
+                    order.total += 1
+                }
+            } else {
+                storage.deleteObject(orders[Int(pick / 11 % UInt64(orders.count))])
+            }
+        }
+        if case .failure(let error) = result { fail(error) }
+    }
+    say("churned \(n)")
 
 default:
     usage("unknown command \(command)")

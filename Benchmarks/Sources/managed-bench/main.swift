@@ -11,8 +11,9 @@
 // 3. A read on viewStorage while a long write runs: how long the read took, and whether the write was
 //    still running when it returned (the read must not wait for the write).
 // 4. A ResultsController over N rows in sections: one row changed in this process, time to the
-//    callbacks; one row changed by another connection (the path another process's commit takes);
-//    the memory the controller holds per row.
+//    callbacks; one row changed by another manager of the same file (the path another process's commit
+//    takes: polling, then the store's change log), checked against what was delivered; one row changed
+//    by a program without ManagedStorage (no log entry: a refetch); the memory the controller holds per row.
 // 5. Migrating a store of N rows (one attribute added with a default, one renamed) as its open does,
 //    against the same two ALTER TABLEs by hand, three times (MigrationBench.swift).
 //
@@ -289,6 +290,11 @@ await liveResults()
 // 5. Migration.
 await migrationBench()
 
+/// The changes a manager delivered, as a task collects them.
+final class DeliveredChanges: Sendable {
+    let changes = Mutex<[StorageChanges]>([])
+}
+
 @MainActor func liveResults() async {
     do {
         var configuration = StorageConfiguration(name: "Live", folder: try freshFolder())
@@ -303,42 +309,102 @@ await migrationBench()
         print(String(format: "ResultsController over %d rows in %d sections: performFetch %.0f ms, %.0f bytes held per row",
                      options.rows, controller!.sections.count, fetchSeconds * 1000, perRow))
 
-        var done: ContinuousClock.Instant?
+        // When each batch of callbacks ended. A change is timed to the first batch after it started:
+        // a later one (a checkpoint that truncated the write-ahead log reads as another program's
+        // commit, and refetches) does not shift the next measurement.
+        var batches: [ContinuousClock.Instant] = []
         var changed = 0
         controller!.onDidChangeObject = { _, _, _, _ in changed += 1 }
-        controller!.onDidChangeContent = { done = clock.now }
-        func waitForCallbacks() async -> ContinuousClock.Instant {
-            while done == nil { await Task.yield() }
-            defer { done = nil }
-            return done!
+        controller!.onDidChangeContent = { batches.append(clock.now) }
+        func waitForCallbacks(after start: ContinuousClock.Instant) async -> ContinuousClock.Instant {
+            while true {
+                if let found = batches.first(where: { $0 >= start }) {
+                    batches.removeAll { $0 <= found }
+                    return found
+                }
+                await Task.yield()
+            }
         }
-        var local: [Double] = [], writeAlone: [Double] = [], other: [Double] = []
+        var local: [Double] = [], writeAlone: [Double] = [], other: [Double] = [], foreign: [Double] = []
         let raw = try RawSQLite(path: manager.fileURL.path)
+        // Another manager of the file: another process's, as far as this one can tell.
+        let otherManager = try SQLiteStorageManager(model: model, configuration: configuration)
+        let completionQueue = DispatchQueue(label: "managed-bench.other-completions")
+        let delivered = DeliveredChanges()
+        let stream = manager.changes()
+        let collector = Task { for await change in stream { delivered.changes.withLock { $0.append(change) } } }
+        defer { collector.cancel() }
         for run in 0..<max(options.runs, 5) {
             let id = Int64(run * 7919 % options.rows)
             let total = Double(run) + 0.5
             // A write of the same shape with nobody listening: what the write itself costs.
+            let idleStart = clock.now
             let idle = try time {
                 try manager.writeAndWait { storage in
                     storage.firstObject(ofType: BenchOrder.self, matching: #Predicate { $0.orderID == id + 1 })?.note = "n\(run)"
                 }
             }
-            _ = await waitForCallbacks()
+            _ = await waitForCallbacks(after: idleStart)
             writeAlone.append(idle)
             let start = clock.now
             _ = try await manager.write { storage in
                 storage.firstObject(ofType: BenchOrder.self, matching: #Predicate { $0.orderID == id })?.total = total
             }
-            local.append(seconds(await waitForCallbacks() - start))
+            local.append(seconds(await waitForCallbacks(after: start) - start))
 
-            try raw.exec("UPDATE \"BenchOrder\" SET total = total + 1 WHERE orderID = \(id + 2)")
-            let committed = clock.now
-            other.append(seconds(await waitForCallbacks() - committed))
+            delivered.changes.withLock { $0.removeAll() }
+            // The commit's moment is taken on the writer's side (its completion, on a queue of its own),
+            // not when this task resumes, which may be after the callbacks.
+            let otherStart = clock.now
+            let (target, committed) = await withCheckedContinuation { continuation in
+                otherManager.performAndSave({ storage -> StorageObjectID? in
+                    guard let order = storage.firstObject(ofType: BenchOrder.self, matching: #Predicate { $0.orderID == id + 2 }) else { return nil }
+                    order.total += 1
+                    return order.objectID
+                }, completion: { result in
+                    let committed = clock.now
+                    continuation.resume(returning: ((try? result.get()) ?? nil, committed))
+                }, on: completionQueue)
+            }
+            other.append(seconds(await waitForCallbacks(after: otherStart) - committed))
+            // What was delivered names the one row, and the controller holds its new value.
+            guard let target else { throw BenchError("order \(id + 2) is missing") }
+            func deliveredChange() -> StorageChanges? {
+                delivered.changes.withLock { $0.first { $0.fromAnotherProcess && $0.updated.contains(target) } }
+            }
+            let deadline = clock.now + .seconds(10)
+            while deliveredChange() == nil && clock.now < deadline { await Task.yield() }
+            guard let change = deliveredChange(), change.fromAnotherProcess, change.objectsAreKnown, change.updated == [target],
+                  change.inserted.isEmpty, change.deleted.isEmpty else {
+                throw BenchError("another manager's commit was not delivered as the update of \(target): \(delivered.changes.withLock { $0 })")
+            }
+            let expected = try otherManager.read { storage in
+                storage.firstObject(ofType: BenchOrder.self, matching: #Predicate { $0.orderID == id + 2 })?.total
+            }
+            guard controller!.fetchedObjects.first(where: { $0.orderID == id + 2 })?.total == expected else {
+                throw BenchError("the controller does not hold the total another manager committed")
+            }
+
+            if run < 3 {
+                let rawStart = clock.now
+                try raw.exec("UPDATE \"BenchOrder\" SET total = total + 1 WHERE orderID = \(id + 3)")
+                let rawCommitted = clock.now
+                foreign.append(seconds(await waitForCallbacks(after: rawStart) - rawCommitted))
+            }
         }
+        // Every row and section, as a fresh fetch has them.
+        let fresh = try manager.read { storage in
+            storage.allObjects(ofType: BenchOrder.self, sortedBy: [SortDescriptor(\.status), SortDescriptor(\.total), SortDescriptor(\.orderID)])
+                .map { "\($0.status) \($0.orderID) \($0.total)" }
+        }
+        let held = controller!.sections.flatMap { $0.objects.map { "\($0.status) \($0.orderID) \($0.total)" } }
+        guard held == fresh else { throw BenchError("the controller's rows differ from a fresh fetch after the changes") }
         print(String(format: "  one row changed in this process: %.2f ms from the start of the write to the callbacks (the same write alone: %.2f ms; goal: under 5 ms)",
                      median(local) * 1000, median(writeAlone) * 1000))
-        print(String(format: "  one row changed by another connection: %.1f ms from its commit to the callbacks (polling every 10 ms, then a refetch of %d rows compared with the rows held)",
-                     median(other) * 1000, options.rows))
+        print(String(format: "  one row changed by another connection: %.1f ms from its commit to the callbacks (another manager of the file; polling every 10 ms, then its change-log entry applied; goal: under 50 ms)",
+                     median(other) * 1000))
+        print(String(format: "  one row changed by a program without ManagedStorage: %.1f ms from its commit to the callbacks (no change-log entry: a refetch of %d rows compared with the rows held)",
+                     median(foreign) * 1000, options.rows))
         controller = nil
         _ = changed
     } catch {

@@ -38,6 +38,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// Looks for other processes' commits once something listens to ``changes()``; `nil` in memory,
     /// where no other connection can commit.
     let watcher: CommitWatcher?
+    /// Where each operation logs what it changed, for the other managers of the file; `nil` in memory.
+    let changeLog: ChangeLog?
     /// Whether the store lives in memory (no file, no other process, no write-ahead log).
     let isInMemory: Bool
     private let writerQueue: DispatchQueue
@@ -90,10 +92,14 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         self.writerQueue = DispatchQueue(label: "ManagedStorage.writer(\(configuration.name))")
         self.viewContext = StorageContext(model: resolved, access: .reader(database), report: { hub.report($0) })
         if isInMemory {
+            self.changeLog = nil
             self.watcher = nil
         } else {
-            self.watcher = CommitWatcher(path: fileURL.path, writer: database, interval: configuration.otherProcessPollInterval,
-                                         publish: { hub.publish($0) })
+            let start = ChangeLog.current(database)
+            let changeLog = ChangeLog(limit: configuration.changeLogLimit, look: start)
+            self.changeLog = changeLog
+            self.watcher = CommitWatcher(path: fileURL.path, writer: database, log: changeLog, start: start,
+                                         interval: configuration.otherProcessPollInterval, publish: { hub.publish($0) })
         }
         writerQueue.setSpecific(key: Self.writerKey, value: ObjectIdentifier(self))
         viewContext.manager = self
@@ -186,15 +192,25 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
             hub.report(.misuse("reset() was called from inside an operation; call it outside performAndSave"))
             return
         }
+        let changes: StorageChanges = {
+            var changes = StorageChanges()
+            changes.resetEntities = Set(model.entities.map(\.name))
+            return changes
+        }()
         let result: Result<Void, StorageError> = writerQueue.sync { [self] in
             do {
                 try database.writeWithoutTransaction { db in
+                    var logged: ChangeLog.Look?
                     try db.inTransaction(.immediate) {
                         for entity in model.entities {
                             try db.execute(sql: "DELETE FROM \(entity.quotedName)")
                         }
+                        logged = try changeLog?.write(changes, ContextStatements(cache: writerStatements, on: db))
                         return .commit
                     }
+                    if let logged { changeLog?.committed(logged) }
+                    // On the writer, so other managers' commits the watcher publishes keep their order.
+                    hub.publish(changes)
                 }
                 return .success(())
             } catch {
@@ -203,9 +219,6 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         }
         switch result {
         case .success:
-            var changes = StorageChanges()
-            changes.resetEntities = Set(model.entities.map(\.name))
-            hub.publish(changes)
             hub.publishReset()
             NotificationCenter.default.post(name: .StorageManagerDidResetStorage, object: self)
         case .failure(let error):
@@ -263,8 +276,11 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
 
     /// A stream of what each committed operation changed, in commit order (for live results).
     ///
-    /// Commits made by other processes arrive too, as ``StorageChanges/fromAnotherProcess``, within
+    /// Commits made by other managers of the store file (other processes', or another manager of the
+    /// same file in this process) arrive too, with ``StorageChanges/fromAnotherProcess`` set, within
     /// ``StorageConfiguration/otherProcessPollInterval`` of the commit: the first call starts looking.
+    /// They name the objects they changed, read from the store's change log, unless those are unknown
+    /// (``StorageChanges/objectsAreKnown``: another program's commit, or the log was trimmed first).
     public func changes() -> AsyncStream<StorageChanges> {
         let stream = hub.changes()
         watcher?.start()
@@ -284,6 +300,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     // MARK: Running operations
 
     /// Runs `operation` in one `BEGIN IMMEDIATE` transaction on the writer; must run on `writerQueue`.
+    /// What it changed goes into the change log in the same transaction, and is published once committed.
     private func runOperation<T>(_ operation: (StorageType) throws -> T) -> Result<T, Error> {
         var outcome: Result<T, Error> = .failure(StorageError.misuse("the operation did not run"))
         var committed: StorageChanges?
@@ -291,6 +308,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         do {
             try database.writeWithoutTransaction { db in
                 let statements = try ContextStatements(cache: writerStatements, on: db)
+                var logged: ChangeLog.Look?
                 try db.inTransaction(.immediate) {
                     let context = StorageContext(model: model, access: .writer(statements),
                                                  report: { [hub] in hub.report($0) })
@@ -306,6 +324,9 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                             outcome = .failure(error)
                             return .rollback
                         }
+                        if let changeLog, !context.changes.isEmpty {
+                            logged = try changeLog.write(context.changes, statements)
+                        }
                         outcome = .success(value)
                         committed = context.changes
                         return .commit
@@ -314,15 +335,15 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                         return .rollback
                     }
                 }
+                if let logged { changeLog?.committed(logged) }
+                // On the writer, so other managers' commits the watcher publishes keep their order.
+                if let committed, !committed.isEmpty { hub.publish(committed) }
             }
         } catch {
             outcome = .failure(StorageError(error, file: storeDescription, busyTimeout: configuration.busyTimeout))
             committed = nil
         }
-        if let committed, !committed.isEmpty {
-            hub.publish(committed)
-            boundWriteAheadLog()
-        }
+        if let committed, !committed.isEmpty { boundWriteAheadLog() }
         // Committed or rolled back (the error went to the caller), the operation is over: WooCommerce's
         // completions waiting in `saveDerivedType` must not wait forever for a failed save.
         for closure in afterCommit { closure() }

@@ -42,6 +42,15 @@ public struct StorageConfiguration: Sendable {
     /// look for commits made by other processes: `PRAGMA data_version` on a connection of their own,
     /// a few microseconds per look. Commits made in this process are seen at once, whatever this is.
     public var otherProcessPollInterval: Duration = .milliseconds(50)
+    /// How many commits the store's change log keeps (at least one; 1,000 by default).
+    ///
+    /// Each operation that changes something writes, in its own transaction, which objects it
+    /// inserted, updated and deleted (the row ids packed: a run of consecutive ids is a few bytes), so
+    /// the other managers of the store apply its commit object by object. A manager that polls after
+    /// more commits than this happened since it last read the log (a process that was suspended, say)
+    /// refetches instead: slower, never wrong. Every manager of the store trims the log to its own
+    /// limit when it writes.
+    public var changeLogLimit: Int = 1000
     /// Called with every error the manager reports (failed `Void` operations, view storage misuse,
     /// a corrupt store moved aside at open). When `nil` and no ``SQLiteStorageManager/errors()`` stream
     /// is listening, each error is one line on standard error.

@@ -58,6 +58,8 @@ struct StoreOpener {
             try MigrationLock.withExclusive(for: fileURL, timeout: configuration.migrationLockTimeout) {
                 try restoreInterruptedMigration(into: pool)
                 try migrate(pool)
+                // The store's own, beside the model's tables: no migration made it, none touches it.
+                try ChangeLog.create(pool)
             }
             return pool
         } catch let busy as MigrationLock.Busy {

@@ -16,10 +16,12 @@ import Foundation
 ///
 /// After ``performFetch()``, every commit that changes the results reaches the callbacks, in the
 /// order a table view's batch update accepts them: ``onWillChangeContent``, the section and object
-/// changes, ``onDidChangeContent``. Commits made in this process are applied from the rows each
-/// transaction changed; commits by other processes are noticed within
-/// ``StorageConfiguration/otherProcessPollInterval`` and applied by a refetch compared with the rows
-/// held. ``SQLiteStorageManager/reset()`` reaches ``onDidResetContent``. Setting ``predicate`` or
+/// changes, ``onDidChangeContent``. Commits are applied from the rows each transaction changed: this
+/// manager's at once, other managers' of the store (other processes', or another manager of the
+/// same file) within ``StorageConfiguration/otherProcessPollInterval``, read from the store's change
+/// log. A commit whose rows are unknown (another program's, see
+/// ``StorageChanges/fromAnotherProcess``) is applied by a refetch compared with the rows held.
+/// ``SQLiteStorageManager/reset()`` reaches ``onDidResetContent``. Setting ``predicate`` or
 /// ``sortDescriptors`` refetches and reports the difference the same way.
 ///
 /// With a section key, the results are sorted by it first (ascending, unless the first sort
@@ -40,6 +42,9 @@ public final class ResultsController<Entity: StorageEntity> {
     nonisolated(unsafe) private var listener: Task<Void, Never>?
     /// The sequence number of the last manager change handled (for tests that wait for it).
     package private(set) var handledChangeSequence = 0
+    /// How many changes the controller applied by fetching every row again and comparing, rather
+    /// than object by object (for tests).
+    package var refetchCount: Int { live?.engine.refetches ?? 0 }
 
     /// The filter; setting it refetches and reports the difference through the callbacks.
     public var predicate: Predicate<Entity>? {

@@ -5,6 +5,7 @@ extension ResultsEngine {
 
     /// Fetches every row again and reports the difference from the rows held.
     func refetch(_ context: StorageContext) throws(StorageError) -> EngineChanges? {
+        refetches += 1
         let fresh = try fetchAll(context)
         return replace(with: fresh)
     }

@@ -82,11 +82,12 @@ struct EngineChanges {
 /// Live results without their entity type: the rows in order, their sections, and how a commit's
 /// changes move them.
 ///
-/// Changes made in this process arrive as the object ids each transaction touched: the engine reads
-/// those rows again (one query), takes the old ones out and puts the matching ones in by binary search,
-/// and reports the difference, all in O(k log n + k·n/words) for k changed rows. Anything else (a
-/// commit by another process, a new predicate or sort, a fetch limit) is a refetch compared with the
-/// rows held, in O(n) (plus O(log n) per row that moved out of order).
+/// Commits arrive as the object ids each transaction touched (this manager's, and other managers'
+/// through the store's change log): the engine reads those rows again (one query), takes the old ones
+/// out and puts the matching ones in by binary search, and reports the difference, all in
+/// O(k log n + k·n/words) for k changed rows. Anything else (a commit whose objects are unknown, such
+/// as another program's, an overflow, a reset, a new predicate or sort, a fetch limit) is a refetch
+/// compared with the rows held, in O(n) (plus O(log n) per row that moved out of order).
 final class ResultsEngine {
     let schema: EntitySchema
     var query: CompiledQuery
@@ -96,6 +97,9 @@ final class ResultsEngine {
     var nextSerial = 0
     /// Set after a change could not be applied: the next one refetches.
     var needsRefetch = false
+    /// How many times the rows were fetched again and compared (for tests: a change applied object by
+    /// object does not count).
+    var refetches = 0
 
     init(schema: EntitySchema, query: CompiledQuery) {
         self.schema = schema
@@ -199,13 +203,13 @@ final class ResultsEngine {
         return sections
     }
 
-    // MARK: Changes made in this process
+    // MARK: Commits
 
     /// Applies one commit's changes; `nil` when none concerns these results.
     func apply(_ changes: StorageChanges, _ context: StorageContext) throws(StorageError) -> EngineChanges? {
         let ids = changes.objects(of: schema.name)
         // Which rows changed is unknown (or the held rows are in doubt): fetch them all again.
-        let unknown = changes.fromAnotherProcess || changes.overflowed || !changes.resetEntities.isEmpty || needsRefetch
+        let unknown = !changes.objectsAreKnown || needsRefetch
         if ids.isEmpty && !unknown { return nil }
         // With a limit, a row leaving the first N lets one in from beyond them: refetch too.
         if unknown || query.fetchLimit != nil { return try refetch(context) }
