@@ -22,15 +22,24 @@ public enum Revision {
         var body = canonicalBody
         body.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         let digest = hasher.finalize()
-        var text = [UInt8]()
-        text.reserveCapacity(72)
-        text.append(contentsOf: String(generation).utf8)
-        text.append(UInt8(ascii: "-"))
-        for byte in digest {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0xF)])
+        // Written straight into the string's storage: one allocation.
+        return String(unsafeUninitializedCapacity: 20 + 1 + 2 * SHA256.Digest.byteCount) { text in
+            var count = 0
+            for digit in String(generation).utf8 {
+                text[count] = digit
+                count += 1
+            }
+            text[count] = UInt8(ascii: "-")
+            count += 1
+            digest.withUnsafeBytes { bytes in
+                for byte in bytes {
+                    text[count] = hexDigits[Int(byte >> 4)]
+                    text[count + 1] = hexDigits[Int(byte & 0xF)]
+                    count += 2
+                }
+            }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The generation of a revision identifier, or `nil` when it does not have the `<n>-<digest>` form.
