@@ -156,10 +156,11 @@ import TestSupport
                 let key = IdentifierKey(held.identifier)
                 if !records.hasRoom(for: 1) { records.rebuild(reserving: 1) { _ in true } }
                 let (slot, _) = records.find(key)
-                records.insert(key, WriteContext.Record(visited: true, written: .init(object: held, revision: held.revision, deleted: false)), at: slot)
+                records.insert(key, WriteContext.Record(visited: true, outcome: .written(.init(object: held, revision: held.revision, deleted: false))), at: slot)
                 fresh.append(held)
             }
-            map.commit(records)
+            map.commit(draining: &records)
+            #expect(records.count == 0, "a commit empties the records it takes")
             for (index, held) in fresh.enumerated() {
                 if index % 3 == 0 { kept.append(held) } else { released.append(held.identifier) }
             }
@@ -188,22 +189,33 @@ import TestSupport
         }
         let loadedLate = Held("live", revision: "1-late")
         let refreshed = Held("refreshed", revision: "3-refreshed")
-        let savedAfterLoad = Held("saved", revision: "2-saved")
-        let loadedFirst = Held("saved", revision: "1-saved")
-        // A load that another thread's live instance beats; a refresh; a load then a save of another instance.
-        add("live", .init(loaded: .init(object: loadedLate, revision: loadedLate.revision, replacing: false)))
-        add("refreshed", .init(loaded: .init(object: refreshed, revision: refreshed.revision, replacing: true)))
-        add("saved", .init(visited: true, written: .init(object: savedAfterLoad, revision: savedAfterLoad.revision, deleted: false),
-                           loaded: .init(object: loadedFirst, revision: loadedFirst.revision, replacing: false)))
-        add("deleted", .init(written: .init(object: deletedThroughIt, revision: deletedThroughIt.revision, deleted: true)))
-        map.commit(records)
+        let savedOverLive = Held("saved", revision: "2-saved")
+        let liveBeforeSave = Held("saved", revision: "1-saved")
+        _ = map.insertLoaded(liveBeforeSave, key: IdentifierKey("saved"), revision: liveBeforeSave.revision)
+        let loadedFresh = Held("fresh", revision: "1-fresh")
+        let goneByRefresh = Held("gone", revision: "1-gone")
+        _ = map.insertLoaded(goneByRefresh, key: IdentifierKey("gone"), revision: goneByRefresh.revision)
+        // A load that another thread's live instance beats; a load of an identifier the map lacks; a
+        // refresh; a refresh that found the document deleted; a save over a live instance; a deletion.
+        add("live", .init(outcome: .loaded(.init(object: loadedLate, revision: loadedLate.revision, replacing: false))))
+        add("fresh", .init(outcome: .loaded(.init(object: loadedFresh, revision: loadedFresh.revision, replacing: false))))
+        add("refreshed", .init(outcome: .loaded(.init(object: refreshed, revision: refreshed.revision, replacing: true))))
+        add("gone", .init(outcome: .loaded(.init(object: nil, revision: "", replacing: true))))
+        add("saved", .init(visited: true, outcome: .written(.init(object: savedOverLive, revision: savedOverLive.revision, deleted: false))))
+        add("deleted", .init(outcome: .written(.init(object: deletedThroughIt, revision: deletedThroughIt.revision, deleted: true))))
+        add("visited only", .init(visited: true))
+        map.commit(draining: &records)
         #expect(Self.same(map.object(IdentifierKey("live")), live) && map.revision(of: live, key: IdentifierKey("live")) == "1-live")
         #expect(Self.same(map.object(IdentifierKey("refreshed")), refreshed))
-        #expect(Self.same(map.object(IdentifierKey("saved")), savedAfterLoad), "the save wins over the load of the same identifier")
-        #expect(map.revision(of: savedAfterLoad, key: IdentifierKey("saved")) == "2-saved")
+        #expect(Self.same(map.object(IdentifierKey("fresh")), loadedFresh))
+        #expect(map.object(IdentifierKey("gone")) == nil && map.revision(of: goneByRefresh, key: IdentifierKey("gone")) == nil)
+        #expect(Self.same(map.object(IdentifierKey("saved")), savedOverLive), "a save replaces the live instance")
+        #expect(map.revision(of: savedOverLive, key: IdentifierKey("saved")) == "2-saved")
+        #expect(map.revision(of: liveBeforeSave, key: IdentifierKey("saved")) == nil)
+        #expect(map.object(IdentifierKey("visited only")) == nil)
         #expect(map.object(IdentifierKey("deleted")) == nil, "a document deleted through its object is not served")
         #expect(map.revision(of: deletedThroughIt, key: IdentifierKey("deleted")) == "2-deleted", "but the object keeps its revision")
-        withExtendedLifetime((loadedLate, loadedFirst)) {}
+        withExtendedLifetime((loadedLate, liveBeforeSave, goneByRefresh)) {}
     }
 
     /// Who holds which instance of each identifier right now; checks that holders never overlap with

@@ -90,6 +90,17 @@ struct IdentifierTable<Value>: ~Copyable {
         }
     }
 
+    /// Hands every entry to `body`, moved out of the table (not copied: no reference is retained and
+    /// released again), and leaves the table empty.
+    mutating func drain(_ body: (consuming IdentifierKey, consuming Value) -> Void) {
+        for slot in 0...mask where hashes[slot] != 0 {
+            let hash = hashes[slot]
+            hashes[slot] = 0
+            count -= 1
+            body(IdentifierKey(identifier: (identifiers + slot).move(), hash: hash), (values + slot).move())
+        }
+    }
+
     /// Moves the entries `keep` accepts into a table with room for `extra` more (and at least as many
     /// more as it keeps, so that inserting one at a time rebuilds only each time the entries double);
     /// the others are dropped. Slots and value pointers from before are no longer valid.

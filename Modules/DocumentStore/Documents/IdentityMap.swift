@@ -74,32 +74,35 @@ final class IdentityMap: @unchecked Sendable {
         }
     }
 
-    /// Takes in what a committed transaction loaded, refreshed and saved (its records), under one lock:
-    /// loads yield to a live instance another thread loaded meanwhile, refreshes replace, and saves
-    /// (applied after the load or refresh of the same identifier) win over both.
-    func commit(_ records: borrowing IdentifierTable<WriteContext.Record>) {
+    /// Takes in what a committed transaction loaded, refreshed and saved (its records, moved out of
+    /// `records`), under one lock: loads yield to a live instance another thread loaded meanwhile,
+    /// refreshes replace, and saves (which superseded any load of the same identifier in the
+    /// transaction) replace too.
+    func commit(draining records: inout IdentifierTable<WriteContext.Record>) {
         lock.withLock {
             // Room for every record at once: no rebuild in the loop, which holds slots.
             if !entries.hasRoom(for: records.count) { sweep(reserving: records.count) }
-            records.forEach { key, record in
-                if let loaded = record.pointee.loaded {
-                    if loaded.replacing {
-                        if let object = loaded.object {
-                            set(key, to: Entry(object: object, revision: loaded.revision))
-                        } else {
-                            remove(key)
-                        }
-                    } else if let object = loaded.object {
-                        let (slot, found) = entries.find(key)
-                        if !found {
-                            entries.insert(key, Entry(object: object, revision: loaded.revision), at: slot)
-                        } else if entries.value(at: slot).pointee.deleted || entries.value(at: slot).pointee.object == nil {
-                            entries.value(at: slot).pointee = Entry(object: object, revision: loaded.revision)
-                        }
-                    }
-                }
-                if let written = record.pointee.written {
+            records.drain { key, record in
+                switch record.outcome {
+                case .none:
+                    break
+                case .written(let written):
                     set(key, to: Entry(object: written.object, revision: written.revision, deleted: written.deleted))
+                case .loaded(let loaded):
+                    guard let object = loaded.object else {
+                        if loaded.replacing { remove(key) }
+                        return
+                    }
+                    if loaded.replacing {
+                        set(key, to: Entry(object: object, revision: loaded.revision))
+                        return
+                    }
+                    let (slot, found) = entries.find(key)
+                    if !found {
+                        entries.insert(key, Entry(object: object, revision: loaded.revision), at: slot)
+                    } else if entries.value(at: slot).pointee.deleted || entries.value(at: slot).pointee.object == nil {
+                        entries.value(at: slot).pointee = Entry(object: object, revision: loaded.revision)
+                    }
                 }
             }
         }
@@ -134,7 +137,7 @@ final class IdentityMap: @unchecked Sendable {
     // MARK: Under the lock
 
     /// Makes `entry` the one for `key`; the table has room for it.
-    private func set(_ key: IdentifierKey, to entry: consuming Entry) {
+    private func set(_ key: consuming IdentifierKey, to entry: consuming Entry) {
         let (slot, found) = entries.find(key)
         if found {
             entries.value(at: slot).pointee = entry

@@ -23,26 +23,34 @@ final class WriteContext: @unchecked Sendable {
         let replacing: Bool
     }
 
-    /// What this transaction did with one identifier: one record for the three, so a save finds (and
-    /// hashes) its identifier once for all of them.
+    /// What this transaction did with one identifier: one record for the visit and the outcome, so a
+    /// save finds its identifier in one table.
     struct Record {
         /// The store already called its object's `save(to:)` in this transaction (ends cycles).
         var visited = false
+        var outcome = Outcome.none
+    }
+
+    /// What the identity map learns of an identifier when the transaction commits. A write supersedes a
+    /// load or refresh of the same identifier (at commit it would replace it), so there is one or the other.
+    enum Outcome {
+        case none
         /// What this transaction wrote.
-        var written: Written?
+        case written(Written)
         /// What this transaction loaded or refreshed. Kept out of the shared identity map until the
         /// transaction commits (a rollback must not leave behind instances of documents, or revisions,
         /// that were never committed), and held strongly until then so a second load in the
         /// transaction finds the same instance.
-        var loaded: Loaded?
+        case loaded(Loaded)
     }
 
     @TaskLocal static var current: WriteContext?
 
     let persistence: Persistence
     let db: Database
-    /// What this transaction visited, wrote, loaded and refreshed, by identifier.
-    private(set) var records = IdentifierTable<Record>()
+    /// What this transaction visited, wrote, loaded and refreshed, by identifier (emptied into the
+    /// identity map when it commits).
+    private var records = IdentifierTable<Record>()
     /// The type registered last in this transaction (saving registers its object's type).
     var lastRegistered: ObjectIdentifier?
     /// Whether anything was written (documents, or foreign revisions by a replicator).
@@ -89,7 +97,7 @@ final class WriteContext: @unchecked Sendable {
         } else {
             revision = try update(identifier: identifier, kind: kind, text: text, body: body, deleted: deleted, base: base)
         }
-        record(key).pointee.written = Written(object: object, revision: revision, deleted: deleted)
+        record(key).pointee.outcome = .written(Written(object: object, revision: revision, deleted: deleted))
         didWrite = true
         return revision
     }
@@ -119,10 +127,11 @@ final class WriteContext: @unchecked Sendable {
     func cached(_ key: IdentifierKey) -> Cached {
         let (slot, found) = records.find(key)
         guard found else { return .unknown }
-        let record = records.value(at: slot)
-        if let prior = record.pointee.written { return prior.deleted ? .none : .object(prior.object) }
-        if let prior = record.pointee.loaded { return prior.object.map { .object($0) } ?? .none }
-        return .unknown
+        switch records.value(at: slot).pointee.outcome {
+        case .written(let prior): return prior.deleted ? .none : .object(prior.object)
+        case .loaded(let prior): return prior.object.map { .object($0) } ?? .none
+        case .none: return .unknown
+        }
     }
 
     /// The revision `object` has in this transaction: the one it was written or loaded at in it, else
@@ -130,9 +139,11 @@ final class WriteContext: @unchecked Sendable {
     func revision(of object: AnyObject, key: IdentifierKey) -> String? {
         let (slot, found) = records.find(key)
         if found {
-            let record = records.value(at: slot)
-            if let prior = record.pointee.written { return prior.object === object ? prior.revision : nil }
-            if let prior = record.pointee.loaded { return prior.object === object ? prior.revision : nil }
+            switch records.value(at: slot).pointee.outcome {
+            case .written(let prior): return prior.object === object ? prior.revision : nil
+            case .loaded(let prior): return prior.object === object ? prior.revision : nil
+            case .none: break
+            }
         }
         return persistence.identityMap.revision(of: object, key: key)
     }
@@ -145,22 +156,24 @@ final class WriteContext: @unchecked Sendable {
         case .none: break
         case .unknown: if let existing = persistence.identityMap.object(key) { return existing }
         }
-        record(key).pointee.loaded = Loaded(object: object, revision: revision, replacing: false)
+        let record = record(key)
+        // Only a deletion in this transaction gets here with a write: it supersedes the load.
+        if case .written = record.pointee.outcome { return object }
+        record.pointee.outcome = .loaded(Loaded(object: object, revision: revision, replacing: false))
         return object
     }
 
     /// Records a refresh: `object` (nil for a deleted document) replaces the identifier's instance.
     func replace(_ key: IdentifierKey, with object: AnyObject?, revision: String) {
-        let record = record(key)
         // The refresh read the document as this transaction left it, so it supersedes what was written.
-        record.pointee.written = nil
-        record.pointee.loaded = Loaded(object: object, revision: revision, replacing: true)
+        record(key).pointee.outcome = .loaded(Loaded(object: object, revision: revision, replacing: true))
     }
 
     /// Moves what this transaction saved, loaded and refreshed into the shared map: called once it
-    /// committed, never when it rolled back.
+    /// committed, never when it rolled back. The records are moved, not copied, and the table is left
+    /// empty (nothing reads it after the commit: a sequence begun in the transaction refuses to go on).
     func publish() {
-        persistence.identityMap.commit(records)
+        persistence.identityMap.commit(draining: &records)
     }
 
     /// `key`'s record, added (empty) when there is none; in place until the next call.
