@@ -68,10 +68,21 @@ enum CanonicalJSON {
             if fields.count < 2 {
                 for (key, item) in fields { writeField(key, item, to: &out, nonFinite: &nonFinite) }
             } else {
-                // The fields themselves in key order: no lookup of each key again.
-                for (index, field) in fields.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
-                    if index > 0 { out.append(UInt8(ascii: ",")) }
-                    writeField(field.key, field.value, to: &out, nonFinite: &nonFinite)
+                // The fields themselves in key order (no lookup of each key again), sorted in a
+                // temporary buffer (on the stack when small).
+                withUnsafeTemporaryAllocation(of: (key: String, value: JSON).self, capacity: fields.count) { sorted in
+                    var count = 0
+                    for field in fields {
+                        (sorted.baseAddress! + count).initialize(to: field)
+                        count += 1
+                    }
+                    var sorted = UnsafeMutableBufferPointer(rebasing: sorted[..<count])
+                    sorted.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                    for index in sorted.indices {
+                        if index > 0 { out.append(UInt8(ascii: ",")) }
+                        writeField(sorted[index].key, sorted[index].value, to: &out, nonFinite: &nonFinite)
+                    }
+                    sorted.deinitialize()
                 }
             }
             out.append(UInt8(ascii: "}"))

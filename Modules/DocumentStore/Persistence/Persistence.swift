@@ -245,7 +245,7 @@ public final class Persistence: Sendable {
                 registry.register(type)
                 context.lastRegistered = ObjectIdentifier(type)
             }
-            try context.put(object, key: IdentifierKey(identifier), kind: type.kind, text: text, body: document, deleted: false)
+            try context.put(object, key: context.key(identifier), kind: type.kind, text: text, body: document, deleted: false)
         } else {
             try transaction { try $0.save(object, document: document) }
         }

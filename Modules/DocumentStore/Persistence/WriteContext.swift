@@ -59,9 +59,15 @@ final class WriteContext: @unchecked Sendable {
     /// then reused as they are: each use binds every parameter again, and each run resets them.
     private var statements: [StoreStatement?] = Array(repeating: nil, count: WriterStatement.allCases.count)
 
+    /// The writer's connection, read once (GRDB's accessor is a call each time).
+    private let sqliteConnection: OpaquePointer?
+    /// The key `visit` hashed last: the save of that object asks for it again.
+    private var lastVisited: IdentifierKey?
+
     init(persistence: Persistence, db: Database) {
         self.persistence = persistence
         self.db = db
+        sqliteConnection = db.sqliteConnection
         persistence.writeContextOpened()
     }
 
@@ -69,7 +75,7 @@ final class WriteContext: @unchecked Sendable {
         persistence.writeContextClosed()
     }
 
-    private var connection: OpaquePointer { db.sqliteConnection! }
+    private var connection: OpaquePointer { sqliteConnection! }
 
     @inline(__always)
     private func statement(_ kind: WriterStatement) throws(DocumentStoreError) -> StoreStatement {
@@ -107,10 +113,19 @@ final class WriteContext: @unchecked Sendable {
     /// Marks `key` visited: false when it already was (its `save(to:)` ran in this transaction).
     @inline(__always)
     func visit(_ key: IdentifierKey) -> Bool {
+        lastVisited = key
         let record = record(key)
         if record.pointee.visited { return false }
         record.pointee.visited = true
         return true
+    }
+
+    /// The key of `identifier`: the one `visit` hashed last when it is that identifier (a save's
+    /// object is visited, then its `save(to:)` writes it), else hashed now.
+    @inline(__always)
+    func key(_ identifier: String) -> IdentifierKey {
+        if let last = lastVisited, last.identifier == identifier { return last }
+        return IdentifierKey(identifier)
     }
 
     /// What the identity map will hold for an identifier if this transaction commits.
