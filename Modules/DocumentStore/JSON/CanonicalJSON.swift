@@ -17,6 +17,12 @@ enum CanonicalJSON {
 
     /// The canonical text, refusing what JSON cannot hold (NaN and the infinities) with the path to it.
     static func checkedText(_ value: JSON, identifier: String) throws(DocumentStoreError) -> String {
+        String(decoding: try checkedBytes(value, identifier: identifier), as: UTF8.self)
+    }
+
+    /// ``checkedText(_:identifier:)`` as UTF-8 bytes (what the store binds and digests), without
+    /// making a `String` of them.
+    static func checkedBytes(_ value: JSON, identifier: String) throws(DocumentStoreError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         var nonFinite = false
@@ -24,7 +30,7 @@ enum CanonicalJSON {
         if nonFinite, let path = nonFinitePath(value, path: "$") {
             throw .invalidValue(identifier: identifier, path: path, reason: "JSON has no NaN or infinity")
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     private static func nonFinitePath(_ value: JSON, path: String) -> String? {

@@ -238,14 +238,18 @@ public final class Persistence: Sendable {
             throw DocumentStoreError.invalidValue(identifier: identifier, path: "$", reason: "a document body must be a JSON object")
         }
         let type = type(of: object)
-        let text = try CanonicalJSON.checkedText(document, identifier: identifier)
+        // The canonical text as bytes: bound and digested as they are, never made a `String`.
+        let text = try CanonicalJSON.checkedBytes(document, identifier: identifier)
         if let context = currentContext() {
             // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
             if context.lastRegistered != ObjectIdentifier(type) {
                 registry.register(type)
                 context.lastRegistered = ObjectIdentifier(type)
             }
-            try context.put(object, key: context.key(identifier), kind: type.kind, text: text, body: document, deleted: false)
+            let kind = type.kind
+            try text.withUnsafeBufferPointer { text throws(DocumentStoreError) in
+                try context.put(object, key: context.key(identifier), kind: kind, text: text, body: document, deleted: false)
+            }
         } else {
             try transaction { try $0.save(object, document: document) }
         }

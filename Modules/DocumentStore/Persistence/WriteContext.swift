@@ -95,6 +95,15 @@ final class WriteContext: @unchecked Sendable {
     @discardableResult
     func put(_ object: AnyObject, key: IdentifierKey, kind: String, text: String, body: JSON?,
              deleted: Bool) throws(DocumentStoreError) -> String {
+        try Self.withUTF8(text) { text throws(DocumentStoreError) in
+            try put(object, key: key, kind: kind, text: text, body: body, deleted: deleted)
+        }
+    }
+
+    /// ``put(_:key:kind:text:body:deleted:)`` with the body text as UTF-8 bytes, bound as they are.
+    @discardableResult
+    func put(_ object: AnyObject, key: IdentifierKey, kind: String, text: UnsafeBufferPointer<UInt8>, body: JSON?,
+             deleted: Bool) throws(DocumentStoreError) -> String {
         let identifier = key.identifier
         let base = revision(of: object, key: key)
         let revision: String
@@ -201,25 +210,26 @@ final class WriteContext: @unchecked Sendable {
     }
 
     /// Inserts a document that does not exist yet; `nil` when it does (the caller then updates it).
-    private func insertNew(identifier: String, kind: String, text: String, deleted: Bool) throws(DocumentStoreError) -> String? {
+    private func insertNew(identifier: String, kind: String, text: UnsafeBufferPointer<UInt8>,
+                           deleted: Bool) throws(DocumentStoreError) -> String? {
         let revision = Revision.next(after: nil, canonicalBody: text, deleted: deleted)
         let insert = try statement(.insertDocument)
         // The revision's and the body's bytes are bound in place (three statements read the revision).
         let inserted = try Self.withUTF8(revision) { revisionBytes throws(DocumentStoreError) -> Bool in
-            let number: Int64? = try Self.withUTF8(text) { textBytes throws(DocumentStoreError) -> Int64? in
-                insert.bind(identifier, at: 1)
-                insert.bind(kind, at: 2)
-                insert.bindUnretained(revisionBytes, at: 3)
-                insert.bind(Int64(deleted ? 1 : 0), at: 4)
-                insert.bindUnretained(textBytes, at: 5)
+            insert.bind(identifier, at: 1)
+            insert.bind(kind, at: 2)
+            insert.bindUnretained(revisionBytes, at: 3)
+            insert.bind(Int64(deleted ? 1 : 0), at: 4)
+            insert.bindUnretained(text, at: 5)
+            do {
                 defer {
                     insert.bindNull(at: 3)
                     insert.bindNull(at: 5)
                 }
                 try insert.run()
-                return sqlite3_changes(connection) == 1 ? sqlite3_last_insert_rowid(connection) : nil
             }
-            guard let number else { return false }
+            guard sqlite3_changes(connection) == 1 else { return false }
+            let number = sqlite3_last_insert_rowid(connection)
             try insertRevision(document: number, revision: revisionBytes, parent: nil, generation: 1, deleted: deleted, body: nil)
             try insertChange(document: number, revision: revisionBytes, deleted: deleted)
             return true
@@ -227,7 +237,7 @@ final class WriteContext: @unchecked Sendable {
         return inserted ? revision : nil
     }
 
-    private func update(identifier: String, kind: String, text: String, body: JSON?, deleted: Bool,
+    private func update(identifier: String, kind: String, text: UnsafeBufferPointer<UInt8>, body: JSON?, deleted: Bool,
                         base: String?) throws(DocumentStoreError) -> String {
         let select = try statement(.selectCurrent)
         select.bind(identifier, at: 1)
@@ -243,7 +253,7 @@ final class WriteContext: @unchecked Sendable {
         let current = select.text(at: 1) ?? ""
         let currentDeleted = select.int64(at: 2) != 0
         let unchanged = deleted ? currentDeleted
-            : (!currentDeleted && Self.withUTF8(text) { select.textEquals(at: 3, $0) } && select.text(at: 4) == kind)
+            : (!currentDeleted && select.textEquals(at: 3, text) && select.text(at: 4) == kind)
         let currentText = select.text(at: 3) ?? "{}"
         select.reset()
         let acceptable = base.map { $0 == current } ?? currentDeleted
@@ -259,9 +269,12 @@ final class WriteContext: @unchecked Sendable {
         write.bind(kind, at: 1)
         write.bind(revision, at: 2)
         write.bind(Int64(deleted ? 1 : 0), at: 3)
-        write.bind(text, at: 4)
+        write.bindUnretained(text, at: 4)
         write.bind(number, at: 5)
-        try write.run()
+        do {
+            defer { write.bindNull(at: 4) }
+            try write.run()
+        }
         try insertRevision(document: number, revision: revision, parent: current, generation: generation, deleted: deleted)
         if generation > historyLimit {
             let prune = try statement(.prune)

@@ -11,31 +11,34 @@ import Foundation
 public enum Revision {
     /// The revision that follows `parent` with `canonicalBody` (and the deleted flag).
     public static func next(after parent: String?, canonicalBody: String, deleted: Bool) -> String {
+        var body = canonicalBody
+        return body.withUTF8 { next(after: parent, canonicalBody: $0, deleted: deleted) }
+    }
+
+    /// ``next(after:canonicalBody:deleted:)`` for a body given as its UTF-8 bytes.
+    static func next(after parent: String?, canonicalBody body: UnsafeBufferPointer<UInt8>, deleted: Bool) -> String {
         let generation = (parent.flatMap(generation(of:)) ?? 0) + 1
         var parent = parent ?? ""
-        var body = canonicalBody
         let digest = parent.withUTF8 { parent in
-            body.withUTF8 { body in
-                let length = parent.count + 3 + body.count
-                guard length <= oneShotLimit else {
-                    var hasher = SHA256()
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(parent))
-                    withUnsafeBytes(of: (UInt8(0), deleted ? UInt8(0x31) : UInt8(0x30), UInt8(0))) { hasher.update(bufferPointer: $0) }
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(body))
-                    return hasher.finalize()
-                }
-                // A small input is gathered into one buffer and hashed in one call: the hasher's
-                // per-call cost is a good part of a small document's revision.
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
-                    _ = input.initialize(fromContentsOf: parent)
-                    input[parent.count] = 0
-                    input[parent.count + 1] = deleted ? 0x31 : 0x30
-                    input[parent.count + 2] = 0
-                    _ = input[(parent.count + 3)...].initialize(fromContentsOf: body)
-                    var hasher = SHA256()
-                    hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
-                    return hasher.finalize()
-                }
+            let length = parent.count + 3 + body.count
+            guard length <= oneShotLimit else {
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(parent))
+                withUnsafeBytes(of: (UInt8(0), deleted ? UInt8(0x31) : UInt8(0x30), UInt8(0))) { hasher.update(bufferPointer: $0) }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(body))
+                return hasher.finalize()
+            }
+            // A small input is gathered into one buffer and hashed in one call: the hasher's
+            // per-call cost is a good part of a small document's revision.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
+                _ = input.initialize(fromContentsOf: parent)
+                input[parent.count] = 0
+                input[parent.count + 1] = deleted ? 0x31 : 0x30
+                input[parent.count + 2] = 0
+                _ = input[(parent.count + 3)...].initialize(fromContentsOf: body)
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
+                return hasher.finalize()
             }
         }
         // Written straight into the string's storage: one allocation.
