@@ -4,136 +4,159 @@ import Foundation
 /// transaction did with each identifier.
 ///
 /// What it does that a `Dictionary` does not: it takes each identifier's hash from its
-/// ``IdentifierKey`` (hashed once, by the caller, and never again when the table grows), compares the
-/// stored hashes before any identifier's text, and hands out its values in place, so a value holding a
-/// weak reference is read without being copied (copying one is two atomic operations on the object's
-/// side table).
+/// ``IdentifierKey`` (hashed once, by the caller, and never again when the table grows), compares
+/// hashes before any identifier's text, keeps its entries in the order they were added, and hands out
+/// its values in place, so a value holding a weak reference is read without being copied (copying one
+/// is two atomic operations on the object's side table).
 ///
-/// Linear probing over a power-of-two number of slots, kept at most three quarters full. The hashes are
-/// an array of their own, so a probe reads the identifiers' text only where the hashes match. Entries
-/// are never removed one at a time: ``rebuild(reserving:keeping:)`` leaves out those its owner no
-/// longer needs when the table grows.
+/// The entries are one array in insertion order (each with its hash, identifier and value together);
+/// an index of power-of-two size, at most three quarters full and probed linearly, holds each entry's
+/// position with 32 more bits of its hash. A lookup reads one index slot and one entry; a transaction's
+/// records, added as its saves go, are walked at commit in the order of those saves, so the objects they
+/// refer to are touched in the order they were saved (usually the order they were made in memory),
+/// not at random. Entries are never removed one at a time: ``rebuild(reserving:keeping:)`` leaves out
+/// those its owner no longer needs when the table grows.
 ///
 /// Not thread-safe: its owner serializes every access (the identity map's lock, a transaction's thread).
 struct IdentifierTable<Value>: ~Copyable {
-    /// 0 marks an empty slot (a key's hash never is 0).
-    private var hashes: UnsafeMutablePointer<Int>
-    private var identifiers: UnsafeMutablePointer<String>
-    private var values: UnsafeMutablePointer<Value>
-    /// The number of slots minus one.
+    /// An entry, its value first: a struct's first stored property is at its start, so a pointer to
+    /// an entry is a pointer to its value (checked in debug builds when a table is made).
+    private struct Entry {
+        var value: Value
+        let hash: Int
+        let identifier: String
+    }
+
+    /// Per index slot: 0 when empty, else the high 32 bits of the entry's hash and its position plus one.
+    private var index: UnsafeMutablePointer<UInt64>
+    /// `count` initialized entries, then room for as many more as the index takes.
+    private var entries: UnsafeMutablePointer<Entry>
+    /// The number of index slots minus one.
     private var mask: Int
     /// The number of entries.
     private(set) var count = 0
 
     init(minimumCapacity: Int = 0) {
-        let capacity = Self.capacity(for: minimumCapacity)
-        hashes = .allocate(capacity: capacity)
-        hashes.initialize(repeating: 0, count: capacity)
-        identifiers = .allocate(capacity: capacity)
-        values = .allocate(capacity: capacity)
-        mask = capacity - 1
+        let slots = Self.slots(for: minimumCapacity)
+        index = .allocate(capacity: slots)
+        index.initialize(repeating: 0, count: slots)
+        entries = .allocate(capacity: Self.limit(slots))
+        mask = slots - 1
+        assert(MemoryLayout<Entry>.offset(of: \Entry.value) == 0)
     }
 
     deinit {
-        for slot in 0...mask where hashes[slot] != 0 {
-            (identifiers + slot).deinitialize(count: 1)
-            (values + slot).deinitialize(count: 1)
-        }
-        hashes.deallocate()
-        identifiers.deallocate()
-        values.deallocate()
+        entries.deinitialize(count: count)
+        entries.deallocate()
+        index.deallocate()
     }
 
-    /// The number of slots for `count` entries: the smallest power of two, at least 16, that they fill
-    /// at most three quarters of.
-    private static func capacity(for count: Int) -> Int {
-        var capacity = 16
-        while capacity / 4 * 3 < count { capacity <<= 1 }
-        return capacity
+    /// The number of index slots for `count` entries: the smallest power of two, at least 16, that they
+    /// fill at most three quarters of.
+    private static func slots(for count: Int) -> Int {
+        var slots = 16
+        while limit(slots) < count { slots <<= 1 }
+        return slots
     }
+
+    /// The most entries `slots` index slots take.
+    @inline(__always)
+    private static func limit(_ slots: Int) -> Int { slots / 4 * 3 }
+
+    @inline(__always)
+    private static func tag(_ hash: Int) -> UInt64 { UInt64(UInt(bitPattern: hash) >> 32) << 32 }
 
     /// Whether `extra` more entries fit without a rebuild.
     @inline(__always)
-    func hasRoom(for extra: Int) -> Bool { count + extra <= (mask + 1) / 4 * 3 }
+    func hasRoom(for extra: Int) -> Bool { count + extra <= Self.limit(mask + 1) }
 
-    /// Where `key` is: its slot (`found`), or the empty slot it would take.
+    /// Where `key` is: `found`, with `slot` its entry's position (for ``value(at:)``); or not, with
+    /// `slot` the free index slot it would take (for ``insert(_:_:at:)``).
     @inline(__always)
     func find(_ key: IdentifierKey) -> (slot: Int, found: Bool) {
+        let tag = Self.tag(key.hash)
         var slot = key.hash & mask
         while true {
-            let stored = hashes[slot]
+            let stored = index[slot]
             if stored == 0 { return (slot, false) }
-            if stored == key.hash && identifiers[slot] == key.identifier { return (slot, true) }
+            if stored & 0xFFFF_FFFF_0000_0000 == tag {
+                let position = Int(truncatingIfNeeded: stored & 0xFFFF_FFFF) - 1
+                if entries[position].hash == key.hash && entries[position].identifier == key.identifier { return (position, true) }
+            }
             slot = (slot &+ 1) & mask
         }
     }
 
-    /// The value in `slot`, in place: valid until the next insert or rebuild.
+    /// The value of the entry at `position` (a `slot` ``find(_:)`` found, or one ``insert(_:_:at:)``
+    /// returned), in place: valid until the next insert or rebuild.
     @inline(__always)
-    func value(at slot: Int) -> UnsafeMutablePointer<Value> { values + slot }
+    func value(at position: Int) -> UnsafeMutablePointer<Value> {
+        UnsafeMutableRawPointer(entries + position).assumingMemoryBound(to: Value.self)
+    }
 
-    /// Puts `key` and `value` in `slot`, the empty slot ``find(_:)`` returned for `key`, with no insert
-    /// or rebuild since; the table must have room for it (``hasRoom(for:)``).
+    /// Adds `key` with `value` at the free index slot ``find(_:)`` returned for `key`, with no insert or
+    /// rebuild since; the table must have room for it (``hasRoom(for:)``). Returns the entry's position.
     @inline(__always)
-    mutating func insert(_ key: IdentifierKey, _ value: consuming Value, at slot: Int) {
-        precondition(hashes[slot] == 0 && hasRoom(for: 1), "IdentifierTable.insert: not an empty slot, or no room")
-        hashes[slot] = key.hash
-        (identifiers + slot).initialize(to: key.identifier)
-        (values + slot).initialize(to: value)
+    @discardableResult
+    mutating func insert(_ key: IdentifierKey, _ value: consuming Value, at slot: Int) -> Int {
+        precondition(index[slot] == 0 && hasRoom(for: 1), "IdentifierTable.insert: not a free slot, or no room")
+        let position = count
+        index[slot] = Self.tag(key.hash) | UInt64(position + 1)
+        (entries + position).initialize(to: Entry(value: value, hash: key.hash, identifier: key.identifier))
         count += 1
+        return position
     }
 
-    /// Calls `body` with each entry's key and value (in place), in slot order.
+    /// Calls `body` with each entry's key and value (in place), in the order they were added.
     func forEach(_ body: (IdentifierKey, UnsafeMutablePointer<Value>) throws -> Void) rethrows {
-        for slot in 0...mask where hashes[slot] != 0 {
-            try body(IdentifierKey(identifier: identifiers[slot], hash: hashes[slot]), values + slot)
+        for position in 0..<count {
+            try body(IdentifierKey(identifier: entries[position].identifier, hash: entries[position].hash), value(at: position))
         }
     }
 
-    /// Hands every entry to `body`, moved out of the table (not copied: no reference is retained and
-    /// released again), and leaves the table empty.
+    /// Hands every entry to `body` in the order they were added, moved out of the table (not copied:
+    /// no reference is retained and released again), and leaves the table empty.
     mutating func drain(_ body: (consuming IdentifierKey, consuming Value) -> Void) {
-        for slot in 0...mask where hashes[slot] != 0 {
-            let hash = hashes[slot]
-            hashes[slot] = 0
-            count -= 1
-            body(IdentifierKey(identifier: (identifiers + slot).move(), hash: hash), (values + slot).move())
+        let drained = count
+        count = 0
+        index.update(repeating: 0, count: mask + 1)
+        for position in 0..<drained {
+            let entry = (entries + position).move()
+            body(IdentifierKey(identifier: entry.identifier, hash: entry.hash), entry.value)
         }
     }
 
-    /// Moves the entries `keep` accepts into a table with room for `extra` more (and at least as many
-    /// more as it keeps, so that inserting one at a time rebuilds only each time the entries double);
-    /// the others are dropped. Slots and value pointers from before are no longer valid.
+    /// Keeps the entries `keep` accepts (in their order) and drops the others, with room for `extra`
+    /// more (and at least as many more as it keeps, so that adding one at a time rebuilds only each
+    /// time the entries double). Positions and value pointers from before are no longer valid.
     mutating func rebuild(reserving extra: Int, keeping keep: (UnsafeMutablePointer<Value>) -> Bool) {
-        let (oldHashes, oldIdentifiers, oldValues, oldCapacity) = (hashes, identifiers, values, mask + 1)
         var kept = 0
-        for slot in 0..<oldCapacity where oldHashes[slot] != 0 {
-            if keep(oldValues + slot) {
+        for position in 0..<count {
+            if keep(value(at: position)) {
+                if position != kept { (entries + kept).moveInitialize(from: entries + position, count: 1) }
                 kept += 1
             } else {
-                oldHashes[slot] = 0
-                (oldIdentifiers + slot).deinitialize(count: 1)
-                (oldValues + slot).deinitialize(count: 1)
+                (entries + position).deinitialize(count: 1)
             }
         }
-        let capacity = Self.capacity(for: max(kept + extra, kept * 2))
-        hashes = .allocate(capacity: capacity)
-        hashes.initialize(repeating: 0, count: capacity)
-        identifiers = .allocate(capacity: capacity)
-        values = .allocate(capacity: capacity)
-        mask = capacity - 1
         count = kept
-        for slot in 0..<oldCapacity where oldHashes[slot] != 0 {
-            let hash = oldHashes[slot]
-            var target = hash & mask
-            while hashes[target] != 0 { target = (target &+ 1) & mask }
-            hashes[target] = hash
-            (identifiers + target).moveInitialize(from: oldIdentifiers + slot, count: 1)
-            (values + target).moveInitialize(from: oldValues + slot, count: 1)
+        let slots = Self.slots(for: max(kept + extra, kept * 2))
+        if slots != mask + 1 {
+            let moved = UnsafeMutablePointer<Entry>.allocate(capacity: Self.limit(slots))
+            moved.moveInitialize(from: entries, count: kept)
+            entries.deallocate()
+            entries = moved
+            index.deallocate()
+            index = .allocate(capacity: slots)
+            mask = slots - 1
         }
-        oldHashes.deallocate()
-        oldIdentifiers.deallocate()
-        oldValues.deallocate()
+        index.initialize(repeating: 0, count: slots)
+        for position in 0..<kept {
+            let hash = entries[position].hash
+            var slot = hash & mask
+            while index[slot] != 0 { slot = (slot &+ 1) & mask }
+            index[slot] = Self.tag(hash) | UInt64(position + 1)
+        }
     }
 
     /// Drops every entry.

@@ -205,8 +205,7 @@ final class WriteContext: @unchecked Sendable {
     private func record(_ key: IdentifierKey) -> UnsafeMutablePointer<Record> {
         if !records.hasRoom(for: 1) { records.rebuild(reserving: 1) { _ in true } }
         let (slot, found) = records.find(key)
-        if !found { records.insert(key, Record(), at: slot) }
-        return records.value(at: slot)
+        return records.value(at: found ? slot : records.insert(key, Record(), at: slot))
     }
 
     /// Inserts a document that does not exist yet; `nil` when it does (the caller then updates it).
