@@ -107,6 +107,15 @@ struct IdentifierTable<Value>: ~Copyable {
         return position
     }
 
+    /// The value of `key`'s entry, in place, adding one with `value()` first when there is none (a
+    /// full table grows, keeping every entry).
+    @inline(__always)
+    mutating func value(adding key: IdentifierKey, _ value: @autoclosure () -> Value) -> UnsafeMutablePointer<Value> {
+        if !hasRoom(for: 1) { rebuild(reserving: 1) { _ in true } }
+        let (slot, found) = find(key)
+        return self.value(at: found ? slot : insert(key, value(), at: slot))
+    }
+
     /// Calls `body` with each entry's key and value (in place), in the order they were added.
     func forEach(_ body: (IdentifierKey, UnsafeMutablePointer<Value>) throws -> Void) rethrows {
         for position in 0..<count {

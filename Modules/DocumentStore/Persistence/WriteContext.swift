@@ -56,8 +56,13 @@ final class WriteContext: @unchecked Sendable {
     /// Whether anything was written (documents, or foreign revisions by a replicator).
     var didWrite = false
     /// The save path's statements, taken from the writer's cache once per transaction (by slot) and
-    /// then reused as they are: each use binds every parameter again, and each run resets them.
-    private var statements: [StoreStatement?] = Array(repeating: nil, count: WriterStatement.allCases.count)
+    /// then reused as they are: each use binds every parameter again, and each run resets them. (A
+    /// buffer this context owns, so reading it is not an exclusive access of a property each time.)
+    private let statements: UnsafeMutablePointer<StoreStatement?> = {
+        let statements = UnsafeMutablePointer<StoreStatement?>.allocate(capacity: WriterStatement.allCases.count)
+        statements.initialize(repeating: nil, count: WriterStatement.allCases.count)
+        return statements
+    }()
 
     /// The writer's connection, read once (GRDB's accessor is a call each time).
     private let sqliteConnection: OpaquePointer?
@@ -72,6 +77,8 @@ final class WriteContext: @unchecked Sendable {
     }
 
     deinit {
+        statements.deinitialize(count: WriterStatement.allCases.count)
+        statements.deallocate()
         persistence.writeContextClosed()
     }
 
@@ -203,9 +210,7 @@ final class WriteContext: @unchecked Sendable {
     /// `key`'s record, added (empty) when there is none; in place until the next call.
     @inline(__always)
     private func record(_ key: IdentifierKey) -> UnsafeMutablePointer<Record> {
-        if !records.hasRoom(for: 1) { records.rebuild(reserving: 1) { _ in true } }
-        let (slot, found) = records.find(key)
-        return records.value(at: found ? slot : records.insert(key, Record(), at: slot))
+        records.value(adding: key, Record())
     }
 
     /// Inserts a document that does not exist yet; `nil` when it does (the caller then updates it).
@@ -215,19 +220,24 @@ final class WriteContext: @unchecked Sendable {
         let insert = try statement(.insertDocument)
         // The revision's and the body's bytes are bound in place (three statements read the revision).
         let inserted = try Self.withUTF8(revision) { revisionBytes throws(DocumentStoreError) -> Bool in
-            insert.bind(identifier, at: 1)
-            insert.bind(kind, at: 2)
-            insert.bindUnretained(revisionBytes, at: 3)
-            insert.bind(Int64(deleted ? 1 : 0), at: 4)
-            insert.bindUnretained(text, at: 5)
-            do {
-                defer {
-                    insert.bindNull(at: 3)
-                    insert.bindNull(at: 5)
+            let added = try Self.withUTF8(identifier) { identifierBytes throws(DocumentStoreError) -> Bool in
+                try Self.withUTF8(kind) { kindBytes throws(DocumentStoreError) -> Bool in
+                    insert.bindUnretained(identifierBytes, at: 1)
+                    insert.bindUnretained(kindBytes, at: 2)
+                    insert.bindUnretained(revisionBytes, at: 3)
+                    insert.bind(Int64(deleted ? 1 : 0), at: 4)
+                    insert.bindUnretained(text, at: 5)
+                    defer {
+                        insert.bindNull(at: 1)
+                        insert.bindNull(at: 2)
+                        insert.bindNull(at: 3)
+                        insert.bindNull(at: 5)
+                    }
+                    try insert.run()
+                    return sqlite3_changes(connection) == 1
                 }
-                try insert.run()
             }
-            guard sqlite3_changes(connection) == 1 else { return false }
+            guard added else { return false }
             let number = sqlite3_last_insert_rowid(connection)
             try insertRevision(document: number, revision: revisionBytes, parent: nil, generation: 1, deleted: deleted, body: nil)
             try insertChange(document: number, revision: revisionBytes, deleted: deleted)

@@ -43,10 +43,16 @@ public enum Revision {
         }
         // Written straight into the string's storage: one allocation.
         return String(unsafeUninitializedCapacity: 20 + 1 + 2 * SHA256.Digest.byteCount) { text in
-            var count = 0
-            for digit in String(generation).utf8 {
-                text[count] = digit
+            var count = 1
+            var rest = generation
+            while rest >= 10 {
+                rest /= 10
                 count += 1
+            }
+            rest = generation
+            for position in stride(from: count - 1, through: 0, by: -1) {
+                text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
             }
             text[count] = UInt8(ascii: "-")
             count += 1
