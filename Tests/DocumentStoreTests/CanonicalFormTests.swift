@@ -1,6 +1,7 @@
 import DocumentStore
 import Foundation
 import Testing
+import TestSupport
 
 /// The bytes a store writes and digests never change with how they are computed: revisions and
 /// canonical JSON text against plain reference implementations (the spelled-out definitions), over
@@ -134,6 +135,65 @@ import Testing
         }
         #expect(Revision.next(after: nil, canonicalBody: "", deleted: false) == Self.referenceRevision(after: nil, body: "", deleted: false))
         #expect(Revision.next(after: "", canonicalBody: "{}", deleted: true) == Self.referenceRevision(after: "", body: "{}", deleted: true))
+    }
+
+    /// A document saved with `save(_:json:)` from its own `save(to:)`.
+    final class Fielded: Persistable {
+        static let kind = "Fielded"
+        let identifier: String
+        let fields: [String: any JSONRepresentable]
+
+        init(_ identifier: String, _ fields: [String: any JSONRepresentable]) {
+            self.identifier = identifier
+            self.fields = fields
+        }
+
+        init?(with json: JSON, from persistence: Persistence) throws { nil }
+
+        func save(to: Persistence) throws { try to.save(self, json: fields) }
+    }
+
+    @Test func fieldsSavedInATransactionAreWrittenAsTheSameDocumentWouldBe() throws {
+        let store = try TestStore("canonical-fields")
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<300 {
+            var fields: [String: any JSONRepresentable] = [:]
+            var document: [String: JSON] = [:]
+            for _ in 0..<Int.random(in: 0..<9, using: &generator) {
+                let key = ["", "a", "ab", "b", "é", "😀"].randomElement(using: &generator)! + Self.randomString(&generator, length: 2)
+                let value = Self.randomJSON(&generator, depth: 1)
+                fields[key] = value
+                document[key] = value
+            }
+            // Through `save(_:)`: `save(to:)` runs in the save's transaction (the path without a dictionary).
+            let viaFields = Fielded("fields-\(round)", fields)
+            try store.persistence.save(viaFields)
+            // The same body as a document, outside a transaction.
+            let viaDocument = Fielded("document-\(round)", fields)
+            try store.persistence.save(viaDocument, document: .object(document))
+            // A first revision is the digest of the body's canonical text: equal revisions, equal bytes.
+            #expect(store.persistence.revision(of: viaFields) == store.persistence.revision(of: viaDocument))
+            #expect(try store.persistence.snapshot(viaFields.identifier)?.body == .object(document))
+        }
+    }
+
+    @Test func aNonFiniteNumberAmongFieldsIsReportedAtTheSamePath() throws {
+        let store = try TestStore("canonical-nonfinite")
+        for round in 0..<50 {
+            let fields: [String: any JSONRepresentable] = [
+                "fine": 1.5, "nan-\(round)": Double.nan, "nested-\(round)": ["list": JSON.array([.double(1), .double(.infinity)])] as JSON, "name": "x",
+            ]
+            var viaFields: String?
+            var viaDocument: String?
+            do { try store.persistence.save(Fielded("f\(round)", fields)) } catch DocumentStoreError.invalidValue(_, let path, _) { viaFields = path }
+            do {
+                try store.persistence.save(Fielded("d\(round)", fields), document: .object(fields.mapValues { $0.jsonValue }))
+            } catch DocumentStoreError.invalidValue(_, let path, _) {
+                viaDocument = path
+            }
+            #expect(viaFields != nil && viaFields == viaDocument)
+        }
+        #expect(try store.count("documents") == 0)
     }
 
     @Test func canonicalTextIsItsDefinition() throws {

@@ -33,6 +33,35 @@ enum CanonicalJSON {
         return out
     }
 
+    /// ``checkedBytes(_:identifier:)`` of the object whose fields are `fields` (keys unique), listed in
+    /// the order a dictionary of them iterates (the order the path to a non-finite number is looked for
+    /// in), without making that dictionary.
+    static func checkedBytes(fields: UnsafeBufferPointer<(key: String, value: JSON)>,
+                             identifier: String) throws(DocumentStoreError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        var nonFinite = false
+        out.append(UInt8(ascii: "{"))
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: fields.count) { order in
+            var order = order
+            for index in fields.indices { (order.baseAddress! + index).initialize(to: index) }
+            order.sort { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
+            for (position, index) in order.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                writeField(fields[index].key, fields[index].value, to: &out, nonFinite: &nonFinite)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        if nonFinite {
+            for field in fields {
+                if let path = nonFinitePath(field.value, path: "$.\(field.key)") {
+                    throw .invalidValue(identifier: identifier, path: path, reason: "JSON has no NaN or infinity")
+                }
+            }
+        }
+        return out
+    }
+
     private static func nonFinitePath(_ value: JSON, path: String) -> String? {
         switch value {
         case .double(let v): return v.isFinite ? nil : path

@@ -222,7 +222,27 @@ public final class Persistence: Sendable {
     /// try to.save(self, json: ["left": left.identifier, "right": right.identifier])
     /// ```
     public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
-        try save(object, document: .object(json.mapValues { $0.jsonValue }))
+        guard let context = currentContext() else {
+            return try save(object, document: .object(json.mapValues { $0.jsonValue }))
+        }
+        // In a transaction (where `save(to:)` runs), as `save(_:document:)` with that object, without
+        // making its dictionary: the values in the dictionary's order (as `mapValues` would read them),
+        // their canonical text, and the JSON itself only if a conflict is to report it.
+        try withUnsafeTemporaryAllocation(of: (key: String, value: JSON).self, capacity: json.count) { buffer in
+            var count = 0
+            for (key, value) in json {
+                (buffer.baseAddress! + count).initialize(to: (key, value.jsonValue))
+                count += 1
+            }
+            defer { buffer.baseAddress!.deinitialize(count: count) }
+            let fields = UnsafeBufferPointer(rebasing: buffer[..<count])
+            let identifier = object.identifier
+            let type = type(of: object)
+            let text = try CanonicalJSON.checkedBytes(fields: fields, identifier: identifier)
+            try write(object, type: type, identifier: identifier, text: text, in: context) {
+                .object(Dictionary(uniqueKeysWithValues: fields.lazy.map { ($0.key, $0.value) }))
+            }
+        }
     }
 
     /// Writes `object`'s document with the fields of `json`, a JSON object (such as Gloss's `jsonify`
@@ -241,17 +261,23 @@ public final class Persistence: Sendable {
         // The canonical text as bytes: bound and digested as they are, never made a `String`.
         let text = try CanonicalJSON.checkedBytes(document, identifier: identifier)
         if let context = currentContext() {
-            // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
-            if context.lastRegistered != ObjectIdentifier(type) {
-                registry.register(type)
-                context.lastRegistered = ObjectIdentifier(type)
-            }
-            let kind = type.kind
-            try text.withUnsafeBufferPointer { text throws(DocumentStoreError) in
-                try context.put(object, key: context.key(identifier), kind: kind, text: text, body: document, deleted: false)
-            }
+            try write(object, type: type, identifier: identifier, text: text, in: context) { document }
         } else {
             try transaction { try $0.save(object, document: document) }
+        }
+    }
+
+    /// Registers `object`'s type and writes its document with the canonical `text`, in `context`.
+    private func write(_ object: AnyObject, type: any Persistable.Type, identifier: String, text: [UInt8],
+                       in context: WriteContext, body: () -> JSON?) throws(DocumentStoreError) {
+        // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
+        if context.lastRegistered != ObjectIdentifier(type) {
+            registry.register(type)
+            context.lastRegistered = ObjectIdentifier(type)
+        }
+        let kind = type.kind
+        try text.withUnsafeBufferPointer { text throws(DocumentStoreError) in
+            try context.put(object, key: context.key(identifier), kind: kind, text: text, body: body, deleted: false)
         }
     }
 

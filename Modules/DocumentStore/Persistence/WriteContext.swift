@@ -103,13 +103,14 @@ final class WriteContext: @unchecked Sendable {
     func put(_ object: AnyObject, key: IdentifierKey, kind: String, text: String, body: JSON?,
              deleted: Bool) throws(DocumentStoreError) -> String {
         try Self.withUTF8(text) { text throws(DocumentStoreError) in
-            try put(object, key: key, kind: kind, text: text, body: body, deleted: deleted)
+            try put(object, key: key, kind: kind, text: text, body: { body }, deleted: deleted)
         }
     }
 
-    /// ``put(_:key:kind:text:body:deleted:)`` with the body text as UTF-8 bytes, bound as they are.
+    /// ``put(_:key:kind:text:body:deleted:)`` with the body text as UTF-8 bytes, bound as they are, and
+    /// the body as JSON made only for a conflict (which reports it).
     @discardableResult
-    func put(_ object: AnyObject, key: IdentifierKey, kind: String, text: UnsafeBufferPointer<UInt8>, body: JSON?,
+    func put(_ object: AnyObject, key: IdentifierKey, kind: String, text: UnsafeBufferPointer<UInt8>, body: () -> JSON?,
              deleted: Bool) throws(DocumentStoreError) -> String {
         let identifier = key.identifier
         let base = revision(of: object, key: key)
@@ -246,7 +247,7 @@ final class WriteContext: @unchecked Sendable {
         return inserted ? revision : nil
     }
 
-    private func update(identifier: String, kind: String, text: UnsafeBufferPointer<UInt8>, body: JSON?, deleted: Bool,
+    private func update(identifier: String, kind: String, text: UnsafeBufferPointer<UInt8>, body: () -> JSON?, deleted: Bool,
                         base: String?) throws(DocumentStoreError) -> String {
         let select = try statement(.selectCurrent)
         select.bind(identifier, at: 1)
@@ -268,7 +269,7 @@ final class WriteContext: @unchecked Sendable {
         let acceptable = base.map { $0 == current } ?? currentDeleted
         guard acceptable else {
             let currentBody = currentDeleted ? nil : try JSON(parsing: currentText, identifier: identifier)
-            throw .conflict(DocumentConflict(identifier: identifier, kind: kind, baseRevision: base, attempted: body,
+            throw .conflict(DocumentConflict(identifier: identifier, kind: kind, baseRevision: base, attempted: body(),
                                              currentRevision: current, current: currentBody))
         }
         if unchanged { return current }
