@@ -133,6 +133,23 @@ package struct PreparedStatement<Failure: SQLiteStoreFailure> {
         }
     }
 
+    /// Binds UTF-8 `bytes` as text without SQLite copying them (`SQLITE_STATIC`), for a hot path that
+    /// binds the same bytes to several statements: the caller keeps them valid and unchanged until the
+    /// statement has run, then binds the parameter again (``bindNull(at:)``) so that the statement
+    /// never holds a pointer past their life.
+    @inlinable
+    package func bindUnretained(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            // A NULL pointer would bind NULL: an empty string is bound as "".
+            _ = sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT_VALUE)
+            return
+        }
+        base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+            // No destructor: SQLITE_STATIC.
+            _ = sqlite3_bind_text(handle, index, chars, Int32(bytes.count), nil)
+        }
+    }
+
     @inlinable
     package func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
 
@@ -190,6 +207,15 @@ package struct PreparedStatement<Failure: SQLiteStoreFailure> {
         guard count == text.count else { return false }
         guard count > 0, let bytes = sqlite3_column_text(handle, column) else { return count == 0 }
         return memcmp(bytes, text, count) == 0
+    }
+
+    /// Whether the current row's text column equals the UTF-8 `bytes`, without making a `String`.
+    @inlinable
+    package func textEquals(at column: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count == bytes.count else { return false }
+        guard count > 0, let text = sqlite3_column_text(handle, column), let base = bytes.baseAddress else { return count == 0 }
+        return memcmp(text, base, count) == 0
     }
 
     /// The row id of the last insert on this statement's connection.

@@ -9,9 +9,11 @@ import Darwin
 /// loaded or saved at.
 ///
 /// Entries hold their objects weakly, so the map never keeps a document alive; an entry whose object
-/// is gone counts as absent and is swept out as the map grows.
+/// is gone counts as absent (exactly as if it were not there) and is swept out when the table would
+/// grow. The entries are an ``IdentifierTable`` read in place, each operation under one lock.
 final class IdentityMap: @unchecked Sendable {
-    /// Stored inline in the dictionary (a struct), so a lookup touches one less allocation.
+    /// Stored in the table's slots and read there, never copied out (a weak reference's copy costs
+    /// atomic operations on the object's side table).
     struct Entry {
         weak var object: AnyObject?
         var revision: String
@@ -26,23 +28,29 @@ final class IdentityMap: @unchecked Sendable {
     }
 
     private let lock = Lock()
-    private var entries: [String: Entry] = [:]
-    private var sweepAt = 1024
+    private var entries = IdentifierTable<Entry>()
 
-    /// The live instance for `identifier`, unless its document was deleted through it.
+    /// The live instance for `key`, unless its document was deleted through it.
     @inline(__always)
-    func object(_ identifier: String) -> AnyObject? {
+    func object(_ key: IdentifierKey) -> AnyObject? {
         lock.withLock {
-            guard let entry = entries[identifier], !entry.deleted else { return nil }
-            return entry.object
+            let (slot, found) = entries.find(key)
+            guard found else { return nil }
+            let entry = entries.value(at: slot)
+            return entry.pointee.deleted ? nil : entry.pointee.object
         }
     }
 
+    /// The live instance for `identifier`, unless its document was deleted through it.
+    func object(_ identifier: String) -> AnyObject? { object(IdentifierKey(identifier)) }
+
     /// The revision `object` was loaded or saved at, when it is the map's instance for its identifier.
-    func revision(of object: AnyObject, identifier: String) -> String? {
+    func revision(of object: AnyObject, key: IdentifierKey) -> String? {
         lock.withLock {
-            guard let entry = entries[identifier], entry.object === object else { return nil }
-            return entry.revision
+            let (slot, found) = entries.find(key)
+            guard found else { return nil }
+            let entry = entries.value(at: slot)
+            return entry.pointee.object === object ? entry.pointee.revision : nil
         }
     }
 
@@ -51,61 +59,101 @@ final class IdentityMap: @unchecked Sendable {
 
     /// Adds a freshly loaded `object`, unless another thread added a live instance first: then that
     /// one is returned (and `object` dropped), so everyone shares one instance.
-    func insertLoaded(_ object: AnyObject, identifier: String, revision: String) -> AnyObject {
+    func insertLoaded(_ object: AnyObject, key: IdentifierKey, revision: String) -> AnyObject {
         lock.withLock {
-            if let entry = entries[identifier], !entry.deleted, let existing = entry.object { return existing }
-            entries[identifier] = Entry(object: object, revision: revision)
-            sweepIfLarge()
+            if !entries.hasRoom(for: 1) { sweep(reserving: 1) }
+            let (slot, found) = entries.find(key)
+            if found {
+                let entry = entries.value(at: slot)
+                if !entry.pointee.deleted, let existing = entry.pointee.object { return existing }
+                entry.pointee = Entry(object: object, revision: revision)
+            } else {
+                entries.insert(key, Entry(object: object, revision: revision), at: slot)
+            }
             return object
         }
     }
 
-    /// Records that `object` was saved (or deleted) at `revision`: it becomes the map's instance.
-    private func record(_ object: AnyObject, identifier: String, revision: String, deleted: Bool) {
-        entries[identifier] = Entry(object: object, revision: revision, deleted: deleted)
-    }
-
-    /// Takes in what a committed transaction loaded, refreshed and saved, under one lock: loads yield
-    /// to a live instance another thread loaded meanwhile, refreshes replace, and saves (recorded last)
-    /// win over both.
-    func commit(loaded: some Sequence<(identifier: String, loaded: WriteContext.Loaded)>,
-                written: some Sequence<(identifier: String, object: AnyObject, revision: String, deleted: Bool)>) {
+    /// Takes in what a committed transaction loaded, refreshed and saved (its records, moved out of
+    /// `records`), under one lock: loads yield to a live instance another thread loaded meanwhile,
+    /// refreshes replace, and saves (which superseded any load of the same identifier in the
+    /// transaction) replace too.
+    func commit(draining records: inout IdentifierTable<WriteContext.Record>) {
         lock.withLock {
-            for (identifier, item) in loaded {
-                if item.replacing {
-                    entries[identifier] = item.object.map { Entry(object: $0, revision: item.revision) }
-                } else if let object = item.object {
-                    if let entry = entries[identifier], !entry.deleted, entry.object != nil { continue }
-                    entries[identifier] = Entry(object: object, revision: item.revision)
+            // Room for every record at once: no rebuild in the loop, which holds slots.
+            if !entries.hasRoom(for: records.count) { sweep(reserving: records.count) }
+            records.drain { key, record in
+                switch record.outcome {
+                case .none:
+                    break
+                case .written(let written):
+                    set(key, to: Entry(object: written.object, revision: written.revision, deleted: written.deleted))
+                case .loaded(let loaded):
+                    guard let object = loaded.object else {
+                        if loaded.replacing { remove(key) }
+                        return
+                    }
+                    if loaded.replacing {
+                        set(key, to: Entry(object: object, revision: loaded.revision))
+                        return
+                    }
+                    let (slot, found) = entries.find(key)
+                    if !found {
+                        entries.insert(key, Entry(object: object, revision: loaded.revision), at: slot)
+                    } else if entries.value(at: slot).pointee.deleted || entries.value(at: slot).pointee.object == nil {
+                        entries.value(at: slot).pointee = Entry(object: object, revision: loaded.revision)
+                    }
                 }
             }
-            for item in written { record(item.object, identifier: item.identifier, revision: item.revision, deleted: item.deleted) }
-            sweepIfLarge()
         }
     }
 
     /// Replaces whatever instance `identifier` had with `object` (a refresh), or removes it.
-    func replace(_ identifier: String, with object: AnyObject?, revision: String) {
+    func replace(_ key: IdentifierKey, with object: AnyObject?, revision: String) {
         lock.withLock {
             if let object {
-                entries[identifier] = Entry(object: object, revision: revision)
+                if !entries.hasRoom(for: 1) { sweep(reserving: 1) }
+                set(key, to: Entry(object: object, revision: revision))
             } else {
-                entries[identifier] = nil
+                remove(key)
             }
         }
     }
 
     /// Forgets every entry (the store was deleted).
     func removeAll() {
-        lock.withLock { entries = [:] }
+        lock.withLock { entries.removeAll() }
     }
 
     /// The number of entries whose object is alive.
-    var liveCount: Int { lock.withLock { entries.values.count { $0.object != nil } } }
+    var liveCount: Int {
+        lock.withLock {
+            var live = 0
+            entries.forEach { _, entry in if entry.pointee.object != nil { live += 1 } }
+            return live
+        }
+    }
 
-    private func sweepIfLarge() {
-        guard entries.count >= sweepAt else { return }
-        entries = entries.filter { $0.value.object != nil }
-        sweepAt = max(1024, entries.count * 2)
+    // MARK: Under the lock
+
+    /// Makes `entry` the one for `key`; the table has room for it.
+    private func set(_ key: consuming IdentifierKey, to entry: consuming Entry) {
+        let (slot, found) = entries.find(key)
+        if found {
+            entries.value(at: slot).pointee = entry
+        } else {
+            entries.insert(key, entry, at: slot)
+        }
+    }
+
+    /// Makes `key` absent: its entry, if any, loses its object (and is swept out later).
+    private func remove(_ key: IdentifierKey) {
+        let (slot, found) = entries.find(key)
+        if found { entries.value(at: slot).pointee.object = nil }
+    }
+
+    /// Rebuilds the table without the entries whose object is gone, with room for `extra` more.
+    private func sweep(reserving extra: Int) {
+        entries.rebuild(reserving: extra) { $0.pointee.object != nil }
     }
 }

@@ -17,6 +17,12 @@ enum CanonicalJSON {
 
     /// The canonical text, refusing what JSON cannot hold (NaN and the infinities) with the path to it.
     static func checkedText(_ value: JSON, identifier: String) throws(DocumentStoreError) -> String {
+        String(decoding: try checkedBytes(value, identifier: identifier), as: UTF8.self)
+    }
+
+    /// ``checkedText(_:identifier:)`` as UTF-8 bytes (what the store binds and digests), without
+    /// making a `String` of them.
+    static func checkedBytes(_ value: JSON, identifier: String) throws(DocumentStoreError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         var nonFinite = false
@@ -24,7 +30,36 @@ enum CanonicalJSON {
         if nonFinite, let path = nonFinitePath(value, path: "$") {
             throw .invalidValue(identifier: identifier, path: path, reason: "JSON has no NaN or infinity")
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
+    }
+
+    /// ``checkedBytes(_:identifier:)`` of the object whose fields are `fields` (keys unique), listed in
+    /// the order a dictionary of them iterates (the order the path to a non-finite number is looked for
+    /// in), without making that dictionary.
+    static func checkedBytes(fields: UnsafeBufferPointer<(key: String, value: JSON)>,
+                             identifier: String) throws(DocumentStoreError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        var nonFinite = false
+        out.append(UInt8(ascii: "{"))
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: fields.count) { order in
+            var order = order
+            for index in fields.indices { (order.baseAddress! + index).initialize(to: index) }
+            order.sort { fields[$0].key.utf8.lexicographicallyPrecedes(fields[$1].key.utf8) }
+            for (position, index) in order.enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                writeField(fields[index].key, fields[index].value, to: &out, nonFinite: &nonFinite)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        if nonFinite {
+            for field in fields {
+                if let path = nonFinitePath(field.value, path: "$.\(field.key)") {
+                    throw .invalidValue(identifier: identifier, path: path, reason: "JSON has no NaN or infinity")
+                }
+            }
+        }
+        return out
     }
 
     private static func nonFinitePath(_ value: JSON, path: String) -> String? {
@@ -65,16 +100,34 @@ enum CanonicalJSON {
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
             out.append(UInt8(ascii: "{"))
-            var first = true
-            for key in sortedKeys(fields) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                writeString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                write(fields[key]!, to: &out, nonFinite: &nonFinite)
+            if fields.count < 2 {
+                for (key, item) in fields { writeField(key, item, to: &out, nonFinite: &nonFinite) }
+            } else {
+                // The fields themselves in key order (no lookup of each key again), sorted in a
+                // temporary buffer (on the stack when small).
+                withUnsafeTemporaryAllocation(of: (key: String, value: JSON).self, capacity: fields.count) { sorted in
+                    var count = 0
+                    for field in fields {
+                        (sorted.baseAddress! + count).initialize(to: field)
+                        count += 1
+                    }
+                    var sorted = UnsafeMutableBufferPointer(rebasing: sorted[..<count])
+                    sorted.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                    for index in sorted.indices {
+                        if index > 0 { out.append(UInt8(ascii: ",")) }
+                        writeField(sorted[index].key, sorted[index].value, to: &out, nonFinite: &nonFinite)
+                    }
+                    sorted.deinitialize()
+                }
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func writeField(_ key: String, _ value: JSON, to out: inout [UInt8], nonFinite: inout Bool) {
+        writeString(key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        write(value, to: &out, nonFinite: &nonFinite)
     }
 
     /// Keys in UTF-8 byte order (the same order on every platform and in every process).

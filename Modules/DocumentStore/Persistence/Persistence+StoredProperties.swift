@@ -36,7 +36,7 @@ extension Persistence {
         }
         // Called directly (Dali's `object.save(to:)`) as well as through `save(_:)`: a reference
         // back to this object must not save it again.
-        context.visited.insert(object.identifier)
+        _ = context.visit(IdentifierKey(object.identifier))
         var encoded = try PropertyEncoder.encode(object)
         if !encoded.unevaluatedLazyKeys.isEmpty, let stored = try snapshot(object.identifier),
            case .object(let storedFields) = stored.body {

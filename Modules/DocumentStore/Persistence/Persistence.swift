@@ -2,6 +2,7 @@ import Foundation
 import SQLiteSupport
 import FileStorageKit
 import GRDB
+import Synchronization
 
 /// A document store: `Persistable` objects kept as JSON documents in one SQLite file, behind a weak
 /// identity map. Dali's `Persistence`, with what Couchbase Lite adds: queries, revisions, conflicts,
@@ -25,6 +26,10 @@ public final class Persistence: Sendable {
     let identityMap = IdentityMap()
     let registry = KindRegistry()
     let hub: CommitHub
+    /// How many ``WriteContext``s of this store exist (open transactions, and any a `DocumentSequence`
+    /// begun in one still holds): while there are none, no task can have one bound, and
+    /// ``currentContext()`` answers without looking up the task-local.
+    private let writeContexts = Atomic<Int>(0)
     /// Held shared while this store is open, so that no other process moves the file aside meanwhile.
     let lock: StoreLock?
     /// Set when opening found the file damaged and moved it aside (the store is then new and empty):
@@ -131,13 +136,14 @@ public final class Persistence: Sendable {
     ///   and whatever `init?(with:from:)` throws.
     public func load<T: Persistable>(_ identifier: String?) throws -> T? {
         guard let identifier else { return nil }
-        if let cached = cachedObject(identifier) {
-            guard let typed = cached as? T else {
+        let key = IdentifierKey(identifier)
+        if let cached = cachedObject(key) {
+            guard let typed = Self.cast(cached, to: T.self) else {
                 throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: cached))
             }
             return typed
         }
-        return try loadStored(identifier, as: T.self, replacing: false)
+        return try loadStored(key, as: T.self, replacing: false)
     }
 
     /// ``load(_:)`` with the type spelled out: `try persistence.load(Circle.self, id)`.
@@ -154,7 +160,7 @@ public final class Persistence: Sendable {
     /// Inside a ``transaction(_:)``, the objects it saved, loaded or refreshed count (they enter the
     /// map when it commits); outside, only committed ones do.
     public func isCached(identifier: String) -> Bool {
-        cachedObject(identifier) != nil
+        cachedObject(IdentifierKey(identifier)) != nil
     }
 
     /// The revision `object` was loaded or last saved at; `nil` for an object the store has not seen
@@ -163,8 +169,9 @@ public final class Persistence: Sendable {
     /// Inside a ``transaction(_:)`` this is the revision the object has in it; if the transaction rolls
     /// back, the object keeps the revision it had before.
     public func revision(of object: some Persistable) -> String? {
-        if let context = currentContext() { return context.revision(of: object, identifier: object.identifier) }
-        return identityMap.revision(of: object, identifier: object.identifier)
+        let key = IdentifierKey(object.identifier)
+        if let context = currentContext() { return context.revision(of: object, key: key) }
+        return identityMap.revision(of: object, key: key)
     }
 
     /// A fresh instance of the document `object` was loaded from, at its current revision; `object`
@@ -173,7 +180,7 @@ public final class Persistence: Sendable {
     public func refresh<T: Persistable>(_ object: T) throws -> T? {
         let identifier = object.identifier
         guard let row = try readDocument(identifier), !row.deleted else {
-            replaceCached(identifier, with: nil, revision: "")
+            replaceCached(IdentifierKey(identifier), with: nil, revision: "")
             return nil
         }
         if revision(of: object) == row.revision { return object }
@@ -202,7 +209,7 @@ public final class Persistence: Sendable {
     ///   of an existing document.
     public func save(_ object: some Persistable) throws {
         if let context = currentContext() {
-            guard context.visited.insert(object.identifier).inserted else { return }
+            guard context.visit(IdentifierKey(object.identifier)) else { return }
             try object.save(to: self)
         } else {
             try transaction { try $0.save(object) }
@@ -215,7 +222,27 @@ public final class Persistence: Sendable {
     /// try to.save(self, json: ["left": left.identifier, "right": right.identifier])
     /// ```
     public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
-        try save(object, document: .object(json.mapValues { $0.jsonValue }))
+        guard let context = currentContext() else {
+            return try save(object, document: .object(json.mapValues { $0.jsonValue }))
+        }
+        // In a transaction (where `save(to:)` runs), as `save(_:document:)` with that object, without
+        // making its dictionary: the values in the dictionary's order (as `mapValues` would read them),
+        // their canonical text, and the JSON itself only if a conflict is to report it.
+        try withUnsafeTemporaryAllocation(of: (key: String, value: JSON).self, capacity: json.count) { buffer in
+            var count = 0
+            for (key, value) in json {
+                (buffer.baseAddress! + count).initialize(to: (key, value.jsonValue))
+                count += 1
+            }
+            defer { buffer.baseAddress!.deinitialize(count: count) }
+            let fields = UnsafeBufferPointer(rebasing: buffer[..<count])
+            let identifier = object.identifier
+            let type = type(of: object)
+            let text = try CanonicalJSON.checkedBytes(fields: fields, identifier: identifier)
+            try write(object, type: type, identifier: identifier, text: text, in: context) {
+                .object(Dictionary(uniqueKeysWithValues: fields.lazy.map { ($0.key, $0.value) }))
+            }
+        }
     }
 
     /// Writes `object`'s document with the fields of `json`, a JSON object (such as Gloss's `jsonify`
@@ -231,16 +258,26 @@ public final class Persistence: Sendable {
             throw DocumentStoreError.invalidValue(identifier: identifier, path: "$", reason: "a document body must be a JSON object")
         }
         let type = type(of: object)
-        let text = try CanonicalJSON.checkedText(document, identifier: identifier)
+        // The canonical text as bytes: bound and digested as they are, never made a `String`.
+        let text = try CanonicalJSON.checkedBytes(document, identifier: identifier)
         if let context = currentContext() {
-            // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
-            if context.lastRegistered != ObjectIdentifier(type) {
-                registry.register(type)
-                context.lastRegistered = ObjectIdentifier(type)
-            }
-            try context.put(object, identifier: identifier, kind: type.kind, text: text, body: document, deleted: false)
+            try write(object, type: type, identifier: identifier, text: text, in: context) { document }
         } else {
             try transaction { try $0.save(object, document: document) }
+        }
+    }
+
+    /// Registers `object`'s type and writes its document with the canonical `text`, in `context`.
+    private func write(_ object: AnyObject, type: any Persistable.Type, identifier: String, text: [UInt8],
+                       in context: WriteContext, body: () -> JSON?) throws(DocumentStoreError) {
+        // Saving registers the type (once per type and transaction: bulk saves skip the lookup).
+        if context.lastRegistered != ObjectIdentifier(type) {
+            registry.register(type)
+            context.lastRegistered = ObjectIdentifier(type)
+        }
+        let kind = type.kind
+        try text.withUnsafeBufferPointer { text throws(DocumentStoreError) in
+            try context.put(object, key: context.key(identifier), kind: kind, text: text, body: body, deleted: false)
         }
     }
 
@@ -251,7 +288,7 @@ public final class Persistence: Sendable {
     ///   loaded or saved.
     public func delete(_ object: some Persistable) throws {
         if let context = currentContext() {
-            try context.put(object, identifier: object.identifier, kind: type(of: object).kind, text: "{}",
+            try context.put(object, key: IdentifierKey(object.identifier), kind: type(of: object).kind, text: "{}",
                             body: nil, deleted: true)
         } else {
             try transaction { try $0.delete(object) }
@@ -283,31 +320,56 @@ public final class Persistence: Sendable {
 
     // MARK: Internals
 
+    /// The transaction this task is in on this store, if any.
+    @inline(__always)
     func currentContext() -> WriteContext? {
+        // No context of this store exists, so none is bound to this task: the common case of a load
+        // outside any transaction skips the task-local lookup. (A task that has one bound holds it, so
+        // the count cannot reach 0 before this task lets go of it; relaxed suffices: the binding was
+        // made after the increment, on this task or before the task that inherited it was created.)
+        guard writeContexts.load(ordering: .relaxed) > 0 else { return nil }
         guard let context = WriteContext.current, context.persistence === self else { return nil }
         return context
     }
 
+    /// Counts a new ``WriteContext`` of this store (its initializer calls this).
+    func writeContextOpened() { writeContexts.wrappingAdd(1, ordering: .relaxed) }
+
+    /// Counts a ``WriteContext`` of this store gone (its deinitializer calls this).
+    func writeContextClosed() { writeContexts.wrappingSubtract(1, ordering: .relaxed) }
+
     /// The live instance for `identifier` as the caller sees it: inside a transaction, the one it
     /// saved, loaded or refreshed (or none, when it deleted the document), else the shared map's.
-    func cachedObject(_ identifier: String) -> AnyObject? {
+    func cachedObject(_ identifier: String) -> AnyObject? { cachedObject(IdentifierKey(identifier)) }
+
+    /// The live instance for `key`'s identifier as the caller sees it (as for an identifier, hashed once).
+    @inline(__always)
+    func cachedObject(_ key: IdentifierKey) -> AnyObject? {
         if let context = currentContext() {
-            switch context.cached(identifier) {
+            switch context.cached(key) {
             case .object(let object): return object
             case .none: return nil
             case .unknown: break
             }
         }
-        return identityMap.object(identifier)
+        return identityMap.object(key)
     }
 
-    /// Puts a fresh instance in place of `identifier`'s (nil removes it): in the transaction, which
+    /// `object` as a `T`, the common case (an object of exactly the class asked for) without the
+    /// runtime's dynamic cast.
+    @inline(__always)
+    static func cast<T: Persistable>(_ object: AnyObject, to type: T.Type) -> T? {
+        if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(T.self) { return unsafeDowncast(object, to: T.self) }
+        return object as? T
+    }
+
+    /// Puts a fresh instance in place of `key`'s (nil removes it): in the transaction, which
     /// publishes it on commit, or at once outside one.
-    private func replaceCached(_ identifier: String, with object: AnyObject?, revision: String) {
+    private func replaceCached(_ key: IdentifierKey, with object: AnyObject?, revision: String) {
         if let context = currentContext() {
-            context.replace(identifier, with: object, revision: revision)
+            context.replace(key, with: object, revision: revision)
         } else {
-            identityMap.replace(identifier, with: object, revision: revision)
+            identityMap.replace(key, with: object, revision: revision)
         }
     }
 
@@ -337,13 +399,19 @@ public final class Persistence: Sendable {
         }
     }
 
-    func loadStored<T: Persistable>(_ identifier: String, as type: T.Type, replacing: Bool) throws -> T? {
-        guard let row = try readDocument(identifier), !row.deleted else { return nil }
-        return try makeObject(row, identifier: identifier, as: type, replacing: replacing)
+    func loadStored<T: Persistable>(_ key: IdentifierKey, as type: T.Type, replacing: Bool) throws -> T? {
+        guard let row = try readDocument(key.identifier), !row.deleted else { return nil }
+        return try makeObject(row, key: key, as: type, replacing: replacing)
     }
 
     /// Builds the object for a stored row and puts it in the identity map.
     func makeObject<T: Persistable>(_ row: StoredRow, identifier: String, as type: T.Type, replacing: Bool) throws -> T {
+        try makeObject(row, key: IdentifierKey(identifier), as: type, replacing: replacing)
+    }
+
+    /// ``makeObject(_:identifier:as:replacing:)`` for an identifier already hashed.
+    func makeObject<T: Persistable>(_ row: StoredRow, key: IdentifierKey, as type: T.Type, replacing: Bool) throws -> T {
+        let identifier = key.identifier
         let concrete = try registry.type(forKind: row.kind, identifier: identifier, as: T.self)
         let json = try JSON(parsing: row.body, identifier: identifier)
         let made = try LoadChain.loading(identifier) { try concrete.init(with: json, from: self) }
@@ -352,11 +420,11 @@ public final class Persistence: Sendable {
             throw DocumentStoreError.identifierNotStored(kind: row.kind, identifier: identifier, found: object.identifier)
         }
         if replacing {
-            replaceCached(identifier, with: object, revision: row.revision)
+            replaceCached(key, with: object, revision: row.revision)
             return object
         }
-        let shared = currentContext()?.insertLoaded(object, identifier: identifier, revision: row.revision)
-            ?? identityMap.insertLoaded(object, identifier: identifier, revision: row.revision)
+        let shared = currentContext()?.insertLoaded(object, key: key, revision: row.revision)
+            ?? identityMap.insertLoaded(object, key: key, revision: row.revision)
         guard let typed = shared as? T else {
             throw DocumentStoreError.wrongKind(identifier: identifier, expected: T.kind, found: Self.kind(of: shared))
         }

@@ -11,26 +11,60 @@ import Foundation
 public enum Revision {
     /// The revision that follows `parent` with `canonicalBody` (and the deleted flag).
     public static func next(after parent: String?, canonicalBody: String, deleted: Bool) -> String {
-        let generation = (parent.flatMap(generation(of:)) ?? 0) + 1
-        var hasher = SHA256()
-        if var parent {
-            parent.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        }
-        withUnsafeBytes(of: deleted ? (UInt8(0), UInt8(0x31), UInt8(0)) : (UInt8(0), UInt8(0x30), UInt8(0))) {
-            hasher.update(bufferPointer: $0)
-        }
         var body = canonicalBody
-        body.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        let digest = hasher.finalize()
-        var text = [UInt8]()
-        text.reserveCapacity(72)
-        text.append(contentsOf: String(generation).utf8)
-        text.append(UInt8(ascii: "-"))
-        for byte in digest {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0xF)])
+        return body.withUTF8 { next(after: parent, canonicalBody: $0, deleted: deleted) }
+    }
+
+    /// ``next(after:canonicalBody:deleted:)`` for a body given as its UTF-8 bytes.
+    static func next(after parent: String?, canonicalBody body: UnsafeBufferPointer<UInt8>, deleted: Bool) -> String {
+        let generation = (parent.flatMap(generation(of:)) ?? 0) + 1
+        var parent = parent ?? ""
+        let digest = parent.withUTF8 { parent in
+            let length = parent.count + 3 + body.count
+            guard length <= oneShotLimit else {
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(parent))
+                withUnsafeBytes(of: (UInt8(0), deleted ? UInt8(0x31) : UInt8(0x30), UInt8(0))) { hasher.update(bufferPointer: $0) }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(body))
+                return hasher.finalize()
+            }
+            // A small input is gathered into one buffer and hashed in one call: the hasher's
+            // per-call cost is a good part of a small document's revision.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
+                _ = input.initialize(fromContentsOf: parent)
+                input[parent.count] = 0
+                input[parent.count + 1] = deleted ? 0x31 : 0x30
+                input[parent.count + 2] = 0
+                _ = input[(parent.count + 3)...].initialize(fromContentsOf: body)
+                var hasher = SHA256()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
+                return hasher.finalize()
+            }
         }
-        return String(decoding: text, as: UTF8.self)
+        // Written straight into the string's storage: one allocation.
+        return String(unsafeUninitializedCapacity: 20 + 1 + 2 * SHA256.Digest.byteCount) { text in
+            var count = 1
+            var rest = generation
+            while rest >= 10 {
+                rest /= 10
+                count += 1
+            }
+            rest = generation
+            for position in stride(from: count - 1, through: 0, by: -1) {
+                text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            text[count] = UInt8(ascii: "-")
+            count += 1
+            digest.withUnsafeBytes { bytes in
+                for byte in bytes {
+                    text[count] = hexDigits[Int(byte >> 4)]
+                    text[count + 1] = hexDigits[Int(byte & 0xF)]
+                    count += 2
+                }
+            }
+            return count
+        }
     }
 
     /// The generation of a revision identifier, or `nil` when it does not have the `<n>-<digest>` form.
@@ -41,4 +75,8 @@ public enum Revision {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// The largest input (parent, flag and body) hashed from one temporary buffer; larger ones are
+    /// hashed in three parts, without a copy.
+    private static let oneShotLimit = 1024
 }
