@@ -49,7 +49,7 @@ public struct StorageConfiguration: Sendable {
     /// the other managers of the store apply its commit object by object. A manager that polls after
     /// more commits than this happened since it last read the log (a process that was suspended, say)
     /// refetches instead: slower, never wrong. Every manager of the store trims the log to its own
-    /// limit when it writes.
+    /// limit when it writes, every sixteenth of the limit (so it holds up to that many commits more).
     public var changeLogLimit: Int = 1000
     /// Called with every error the manager reports (failed `Void` operations, view storage misuse,
     /// a corrupt store moved aside at open). When `nil` and no ``SQLiteStorageManager/errors()`` stream
