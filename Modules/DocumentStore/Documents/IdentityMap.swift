@@ -12,7 +12,7 @@ import Darwin
 /// is gone counts as absent (exactly as if it were not there) and is swept out when the table would
 /// grow. The entries are an ``IdentifierTable`` read in place, each operation under one lock.
 final class IdentityMap: @unchecked Sendable {
-    /// Stored in the table's slots and read there, never copied out (a weak reference's copy costs
+    /// Stored in the table and read there, never copied out (a weak reference's copy costs
     /// atomic operations on the object's side table).
     struct Entry {
         weak var object: AnyObject?
