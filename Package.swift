@@ -112,6 +112,8 @@ let package = Package(
             .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
         ]),
+        // Power cuts on lazyfs (issue 34): every store's writer probe, cut, and its store read back.
+        tests("PowerCutTests", dependencies: ["FileStorageKit", "PlistCodec", "TestSupport"]),
         tests("CollectionStoreTests", dependencies: ["CollectionStore", "FileStorageKit", "PlistCodec", "TestSupport"]),
         // Entities shared by ManagedStorage's tests and its probe.
         .target(name: "ManagedTestModel", dependencies: ["ManagedStorage"], path: "Tests/ManagedTestModel"),

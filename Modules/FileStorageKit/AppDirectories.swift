@@ -127,6 +127,10 @@ public struct AppDirectories: Sendable, Equatable {
     }
 
     /// Creates `folder` and any missing parents; new folders get mode 0700, existing ones are left as they are.
+    ///
+    /// Each new folder's parent is flushed (`fsync`) after the `mkdir`, so the folder outlives a power
+    /// cut: a file made durable in it (whose own folder a write flushes) is otherwise lost with the
+    /// folder's name (issue 34: a `DefaultsSuite`'s first write into a new folder lost every value).
     public static func createFolder(_ folder: URL) throws(FileStorageError) {
         var missing: [URL] = []
         var current = folder.standardizedFileURL
@@ -136,8 +140,12 @@ public struct AppDirectories: Sendable, Equatable {
             if parent.path == current.path { break }
             current = parent
         }
-        for dir in missing.reversed() where mkdir(dir.path, 0o700) != 0 && errno != EEXIST {
-            throw FileStorageError.from(errno: errno, operation: "mkdir", url: dir)
+        for dir in missing.reversed() {
+            if mkdir(dir.path, 0o700) != 0 && errno != EEXIST {
+                throw FileStorageError.from(errno: errno, operation: "mkdir", url: dir)
+            }
+            // Also after EEXIST: another process's mkdir may not be flushed yet.
+            try DurableFile.syncFolder(dir.deletingLastPathComponent(), url: dir)
         }
     }
 }

@@ -7,7 +7,10 @@
 //     create FILE PROCESS N        N × createItem(CollectionProbeItem(process: PROCESS, sequence: 1...N))
 //     create-loop FILE PROCESS     createItem forever, continuing after the highest sequence of PROCESS
 //                                  in the file; prints "ready <sequence>" after the first
+//                                  and "acked p<PROCESS> <sequence>" after each createItem returns
 //     create-one FILE PROCESS SEQ  one createItem
+//     power-check FILE             for each process, "value p<PROCESS> <n>": every item 1...n is there and
+//                                  intact (PowerCutTests reads a store after a power cut)
 //     create-large FILE BYTES      one createItem with a note of about BYTES characters
 //     tutorial-failures FILE       the tutorial's five non-throwing calls on FILE, with no onError set;
 //                                  prints what each returned (TutorialCommands.swift)
@@ -65,6 +68,9 @@ do {
         while true {
             sequence += 1
             try store.createItem(CollectionProbeItem(process: process, sequence: sequence, noteLength: 400))
+            // createItem returned: the item is durable (PowerCutTests counts on it).
+            print("acked p\(process) \(sequence)")
+            fflush(nil)
             if !announced {
                 print("ready \(sequence)")
                 fflush(nil)
@@ -79,6 +85,18 @@ do {
     case "tutorial-failures":
         guard arguments.count == 2 else { usage("tutorial-failures FILE") }
         tutorialFailures(store)
+    case "power-check":
+        guard arguments.count == 2 else { usage("power-check FILE") }
+        var sequences: [Int: Set<Int>] = [:]
+        for item in try store.loadItems() {
+            guard item.isIntact else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "item \(item.id) is not intact"]) }
+            sequences[item.process, default: []].insert(item.sequence)
+        }
+        for (process, present) in sequences.sorted(by: { $0.key < $1.key }) {
+            var n = 0
+            while present.contains(n + 1) { n += 1 }
+            print("value p\(process) \(n)")
+        }
     case "create-one":
         guard arguments.count == 4, let process = Int(arguments[2]), let sequence = Int(arguments[3]) else {
             usage("create-one FILE PROCESS SEQ")

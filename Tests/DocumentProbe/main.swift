@@ -9,6 +9,8 @@
 //     write-loop FOLDER         transactions forever: each saves a Venn diagram and its two circles
 //                               (ids venn-K, left-K, right-K); prints "ready K" after the first commit
 //                               and "committed K REVISION" after each
+//                               and "acked venn K" (PowerCutTests)
+//     power-check FOLDER        requires venn-1...venn-N and their circles; prints "value venn N"
 //     open FOLDER               opens the store; prints "documents N"
 //     save FOLDER ID BYTES      saves one Item whose body holds BYTES characters; prints "saved ID"
 //     watch FOLDER              prints "ready", then each time the Counter results change "counters N"
@@ -83,8 +85,18 @@ do {
                 first = false
             }
             say("committed \(next) \(persistence.revision(of: venn) ?? "?")")
+            say("acked venn \(next)")   // save returned: durable at `.full` (PowerCutTests)
             next += 1
         }
+    case "power-check":
+        let count = try persistence.query(VennDiagram.self).count()
+        for k in stride(from: 1, through: count, by: 1) {
+            let venn: VennDiagram? = try persistence.load("venn-\(k)")
+            let left: Circle? = try persistence.load("left-\(k)")
+            let right: Circle? = try persistence.load("right-\(k)")
+            guard venn != nil, left != nil, right != nil else { usage("power-check: \(count) diagrams, but venn-\(k) or its circles are missing") }
+        }
+        say("value venn \(count)")
     case "open":
         say("documents \(try persistence.query(Item.self).count() + persistence.query(Shape.self).count() + persistence.query(VennDiagram.self).count())")
     case "save":

@@ -13,6 +13,8 @@
 //                                 node i to i, one durable set each; prints "set M"
 //     set-loop FOLDER             sets `count` to its value + 1 forever, one durable set each, and
 //                                 prints "ready <n>" after each set of n returns (the crash test kills it)
+//                                 and "acked count <n>" too (PowerCutTests)
+//     power-check FOLDER          reloads the suite (a damaged file fails) and prints "value count <n>"
 //     set-count FOLDER N          `count = N`; prints "ok"
 //     set-text FOLDER LENGTH      `text` = LENGTH × "x"; prints "ok"
 //
@@ -91,7 +93,17 @@ case "set-loop":
         // The graph's memory follows its own set at once (the file is checked by the test).
         guard graph.doubled == 2 * value else { ProbeOutput.usage("graph-probe", "set-loop: doubled is \(graph.doubled) after \(value)") }
         ProbeOutput.say("ready \(value)")
+        ProbeOutput.say("acked count \(value)")   // the set returned without a storage error (PowerCutTests)
     }
+case "power-check":
+    let suite = DefaultsSuite(suiteName: GraphProbeSuite.name, folder: folder)
+    do {
+        try suite.reload()
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(1)
+    }
+    if suite.object(forKey: GraphProbeSuite.countKey) != nil { ProbeOutput.say("value count \(suite.integer(forKey: GraphProbeSuite.countKey))") }
 case "set-count":
     guard arguments.count == 1, let n = Int(arguments[0]) else { ProbeOutput.usage("graph-probe", "set-count FOLDER N") }
     graph.count = n

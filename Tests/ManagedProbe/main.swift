@@ -11,6 +11,9 @@
 //     check-reads FOLDER N      N reads on viewStorage of a store another process writes: each read
 //                               must see whole transactions (5 items per order, counter == orders);
 //                               prints "reads N torn T"
+//                               and "acked orders S" (PowerCutTests)
+//     power-check FOLDER        opens the store, requires whole transactions (5 items per order, counter
+//                               "tx" == orders == the highest id); prints "value orders N"
 //     open FOLDER               opens the store; prints "orders N"
 //     insert FOLDER ID BYTES    inserts one order whose note has BYTES characters; prints "inserted ID"
 //     mutate FOLDER             three operations another manager follows: 3 orders inserted (2 items and
@@ -131,6 +134,7 @@ case "write-loop":
             announced = true
         }
         say("committed \(current)")
+        say("acked orders \(current)")   // performAndSave completed: durable at `.full` (PowerCutTests)
     }
 
 case "check-reads":
@@ -147,6 +151,24 @@ case "check-reads":
         if !whole { torn += 1 }
     }
     say("reads \(n) torn \(torn)")
+
+case "power-check":
+    let result = Result { try manager.read { storage -> (Int, Int, Int64, Int64) in
+        let orders = storage.countObjects(ofType: Order.self)
+        let items = storage.countObjects(ofType: OrderItem.self)
+        let counter = storage.firstObject(ofType: Counter.self, matching: #Predicate { $0.name == "tx" })?.value ?? 0
+        let highest = storage.allObjects(ofType: Order.self, matching: nil, sortedBy: nil).map(\.orderID).max() ?? 0
+        return (orders, items, counter, highest)
+    } }
+    switch result {
+    case .failure(let error): fail(error)
+    case .success(let (orders, items, counter, highest)):
+        guard items == orders * 5, counter == Int64(orders), highest == Int64(orders) else {
+            FileHandle.standardError.write(Data("error: torn orders \(orders) items \(items) counter \(counter) highest id \(highest)\n".utf8))
+            exit(1)
+        }
+        say("value orders \(orders)")
+    }
 
 case "open":
     let count = try? manager.writeAndWait { $0.countObjects(ofType: Order.self) }

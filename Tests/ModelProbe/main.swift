@@ -22,6 +22,9 @@
 //
 //     set-loop FOLDER                     sets `a` to version 1, 2, ... forever (a 4 KB string each);
 //                                         prints "ready <n>" after the first (the crash test kills it)
+//                                         and "acked a <n>" after each set returns (PowerCutTests)
+//     power-check FOLDER                  prints "value a <n>": the version `a` holds (PowerCutTests
+//                                         reads a store after a power cut); exits 1 on a reported error
 import Foundation
 import ModelPersistence
 import TestSupport
@@ -80,11 +83,16 @@ case "set-loop":
         version += 1
         model.a = LoopValue.text(version: version)
         if let error = model.persistenceError { usage("set-loop: \(error)") }
+        // The setter returned without an error: the version is durable (PowerCutTests counts on it).
+        say("acked a \(version)")
         if !announced {
             say("ready \(version)")
             announced = true
         }
     }
+case "power-check":
+    guard arguments.isEmpty else { usage("power-check FOLDER") }
+    if let version = LoopValue.version(of: model.a) { say("value a \(version)") }
 case "show":
     guard arguments.isEmpty else { usage("show FOLDER") }
     say("count \(model.count)")

@@ -15,6 +15,8 @@
 //     write-readonly FILE API                one write, expected to be refused
 //     delete FILE API                        deletes FILE (API: storage, async or document); "ok"
 //     read FILE API                          reads FILE (API: storage, document or defaults); "read <n> bytes"
+//     power-writer API FOLDER START          writes k<i % 4> = i from START on forever; "acked <key> <value>"
+//                                            after each write returned (PowerWriter.swift; PowerCutTests)
 //
 // `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
 // holds the work until the file GATE exists, so a batch of probes contends for real instead of
@@ -88,6 +90,9 @@ do {
     case "read":
         guard arguments.count == 2 else { usage("read FILE API") }
         print("read \(try read(URL(fileURLWithPath: arguments[0]), api: arguments[1])) bytes")
+    case "power-writer":
+        guard arguments.count == 3, let start = Int(arguments[2]) else { usage("power-writer API FOLDER START") }
+        try PowerWriter.run(api: arguments[0], folder: URL(fileURLWithPath: arguments[1]), start: start)
     default:
         usage("unknown command \(command)")
     }

@@ -1,0 +1,289 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The power-loss harness (issue 34): a writer probe on a `lazyfs` mount, its power cut at a random
+/// moment, and a check that every write it acknowledged survived.
+///
+/// Each cut mounts `lazyfs` (Docs/LazyFS.md) over the run's backing folder, starts the writer with
+/// the mount in its arguments, waits for its first `acked <key> <value>` line, pauses a seeded random
+/// moment, kills it with SIGKILL, cuts the power (SIGUSR1), waits for lazyfs to exit, and reads the
+/// backing folder, which then holds exactly what a disk would after the crash. The store carries
+/// over from cut to cut, as a device's would. A key must then hold its last acknowledged value or a
+/// later one (writers only write growing values; a write in flight may or may not survive), and so
+/// must every value a previous cut found; a reader that throws is corruption. Cuts rotate lazyfs's
+/// modes: nothing unsynced kept, a torn prefix kept, a reordered subset kept.
+///
+/// ```swift
+/// let temp = try TemporaryFolder(prefix: "power-durable")
+/// defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty) }
+/// let run = try await PowerCuts(label: "DurableFile", writer: "storage-probe", in: temp)
+///     .run(cuts: PowerCuts.cutCount(default: 25), arguments: { cut in ["power-writer", "durable", cut.mount.path, "\(cut.firstValue)"] },
+///          read: { backing in try readValues(backing) })
+/// #expect(run.losses.isEmpty, "\(run)")
+/// ```
+///
+/// `TOOLKIT_POWER_SEED` replays a run's moments and lazyfs seeds (the writer's timing still varies);
+/// `TOOLKIT_POWER_CUTS` sets the number of cuts; `TOOLKIT_LAZYFS` names the lazyfs program (`ci/test` sets
+/// it), else it is built once per test process by `ci/build-lazyfs` into the build folder.
+/// A run never leaves a mount behind: lazyfs is killed and, if need be, detached with
+/// `fusermount3 -u -z` on every way out, failures included.
+public struct PowerCuts: Sendable {
+    /// Names the run in its messages.
+    public let label: String
+    /// The writer probe.
+    public let writer: URL
+    /// The backing folder: the store's durable state between mounts.
+    public let backing: URL
+    /// Where lazyfs mounts the backing folder.
+    public let mount: URL
+    /// The longest pause between the writer's first acknowledgement and the cut.
+    public var maxDelay: Duration = .milliseconds(300)
+    /// How long a mount, the writer's first acknowledgement or an exit may take.
+    public var deadline: Duration = .seconds(180)
+
+    /// A harness for the probe `writer` (built beside the tests), in `temp`'s folders `backing` and `mount`.
+    public init(label: String, writer: String, in temp: TemporaryFolder) throws {
+        self.label = label
+        self.writer = try ChildProcess.builtProgram(writer)
+        backing = temp.folder("backing")
+        mount = temp.folder("mount")
+        for folder in [backing, mount] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+    }
+
+    // MARK: Availability, settings
+
+    /// Why power-cut tests cannot run here (no `/dev/fuse`, no `fusermount3`), or `nil` when they can.
+    public static let unavailableReason: String? = {
+        guard access("/dev/fuse", R_OK | W_OK) == 0 else { return "/dev/fuse is missing or not usable" }
+        guard fusermount != nil else { return "fusermount3 is not installed (Debian: fuse3)" }
+        return nil
+    }()
+
+    /// Whether power-cut tests can run here (see `unavailableReason`).
+    public static var isAvailable: Bool { unavailableReason == nil }
+
+    static let fusermount: String? = ["/usr/bin/fusermount3", "/bin/fusermount3", "/usr/local/bin/fusermount3"]
+        .first(where: FileManager.default.isExecutableFile(atPath:))
+
+    /// `TOOLKIT_POWER_CUTS` when set, else `defaultCount`.
+    public static func cutCount(default defaultCount: Int) -> Int {
+        ProcessInfo.processInfo.environment["TOOLKIT_POWER_CUTS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCount
+    }
+
+    /// `TOOLKIT_POWER_SEED` (decimal) when set, else a fresh seed; printed with `label` either way.
+    public static func seed(label: String) -> UInt64 {
+        let seed = ProcessInfo.processInfo.environment["TOOLKIT_POWER_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+        print("\(label): power seed \(seed) (replay with TOOLKIT_POWER_SEED=\(seed))")
+        return seed
+    }
+
+    // MARK: The run
+
+    /// Cuts the power `cuts` times (fewer when `stopAtFirstLoss` and a cut loses something).
+    ///
+    /// - Parameters:
+    ///   - arguments: The writer's command line for a cut (its paths under `cut.mount`, its values from
+    ///     `cut.firstValue` on, so they grow across cuts).
+    ///   - read: The values of the store in the backing folder after a cut (no mount); a key it leaves
+    ///     out was lost. Throwing means the store is corrupt, which counts as a loss.
+    /// - Returns: What ran, with every loss; throws only when the harness itself fails (a mount, a
+    ///   writer that ends by itself).
+    public func run(cuts: Int, stopAtFirstLoss: Bool = false,
+                    arguments: (PowerCut) -> [String],
+                    read: (URL) async throws -> [String: Int]) async throws -> PowerCutRun {
+        let seed = Self.seed(label: label)
+        var rng = SeededGenerator(seed: seed)
+        let maxMicroseconds = Int(maxDelay.components.seconds) * 1_000_000 + Int(maxDelay.components.attoseconds / 1_000_000_000_000)
+        let lazyfs = try await LazyFSProgram.url()
+        let started = ContinuousClock.now
+        var floor: [String: Int] = [:]   // what each key must hold at least: acknowledged or found after a cut
+        var losses: [String] = []
+        var acks = 0
+        var done = 0
+        for index in 1...cuts {
+            let cut = PowerCut(label: label, index: index, seed: seed, lazyfsSeed: rng.next() >> 1,
+                               torn: ["", "--torn=prefix", "--torn=reorder"][index % 3],
+                               delayMicroseconds: rng.int(in: 0...maxMicroseconds), mount: mount, backing: backing)
+            let (acked, count) = try await cutOnce(cut, lazyfs: lazyfs, arguments: arguments(cut))
+            acks += count
+            for (key, value) in acked { floor[key] = max(floor[key] ?? .min, value) }
+            done = index
+            var lost: [String] = []
+            do {
+                let found = try await read(backing)
+                for (key, least) in floor.sorted(by: { $0.key < $1.key }) {
+                    guard let value = found[key], value >= least else {
+                        lost.append("\(key): \(least) acknowledged or found before, \(found[key].map { "\($0)" } ?? "nothing") after the cut")
+                        continue
+                    }
+                }
+                for (key, value) in found { floor[key] = max(floor[key] ?? .min, value) }
+            } catch {
+                lost.append("the store does not open: \(error)")
+            }
+            if !lost.isEmpty {
+                losses.append("\(cut): " + lost.joined(separator: "; "))
+                print("\(cut): LOST " + lost.joined(separator: "; "))
+                if stopAtFirstLoss { break }
+            }
+        }
+        let run = PowerCutRun(label: label, seed: seed, cuts: done, acknowledged: acks, losses: losses,
+                              elapsed: ContinuousClock.now - started)
+        print("\(run)")
+        return run
+    }
+
+    /// One mount, writer, kill and power cut; returns the last value acknowledged for each key, and
+    /// how many acknowledgements there were.
+    private func cutOnce(_ cut: PowerCut, lazyfs: URL, arguments: [String]) async throws -> ([String: Int], Int) {
+        let server = try ChildProcess.start(lazyfs, ["--backing", backing.path, "--mount", mount.path,
+                                                     "--seed", "\(cut.lazyfsSeed)"] + (cut.torn.isEmpty ? [] : [cut.torn]))
+        // Every way out leaves no mount: lazyfs killed (its `auto_unmount` helper detaches the mount),
+        // then `fusermount3 -u -z` for whatever is left.
+        defer { if server.termination == nil { server.kill(SIGKILL) }; Self.detach(mount) }
+        _ = try await server.waitForLine(deadline: .now + deadline) { $0 == "ready" }
+        let child = try ChildProcess.start(writer, arguments)
+        defer { if child.termination == nil { child.kill(SIGKILL) } }
+        _ = try await child.waitForLine(deadline: .now + deadline) { $0.hasPrefix("acked ") }
+        // This pause is the point of the test, not a wait for a condition: it picks the moment of the cut.
+        try await Task.sleep(for: .microseconds(cut.delayMicroseconds))
+        child.kill(SIGKILL)
+        let end = try await child.waitForExit(deadline: .now + deadline)
+        guard end == .signaled(SIGKILL) else { throw child.error("\(cut): the writer ended by itself (\(end))") }
+        server.kill(SIGUSR1)
+        let serverEnd = try await server.waitForExit(deadline: .now + deadline)
+        guard serverEnd == .exited(0) else { throw server.error("\(cut): lazyfs ended with \(serverEnd) at the power cut") }
+        var acked: [String: Int] = [:]
+        var count = 0
+        for line in child.outputLines where line.hasPrefix("acked ") {
+            count += 1
+            let words = line.split(separator: " ")
+            guard words.count == 3, let value = Int(words[2]) else { throw child.error("\(cut): malformed line '\(line)'") }
+            acked[String(words[1])] = value
+        }
+        return (acked, count)
+    }
+
+    /// Runs `program` (a probe built beside the tests) with `arguments` to read a store after a cut:
+    /// every `value <key> <n>` line it prints is a key's value; any exit but 0 means the store did not
+    /// open or was damaged, and throws with the probe's output.
+    public static func probeValues(_ program: String, _ arguments: [String],
+                                   deadline: Duration = .seconds(180)) async throws -> [String: Int] {
+        let child = try ChildProcess.start(try ChildProcess.builtProgram(program), arguments)
+        let end = try await child.waitForExit(deadline: .now + deadline)
+        guard end == .exited(0) else { throw child.error("the checker ended with \(end)") }
+        var values: [String: Int] = [:]
+        for line in child.outputLines where line.hasPrefix("value ") {
+            let words = line.split(separator: " ")
+            guard words.count == 3, let value = Int(words[2]) else { throw child.error("malformed line '\(line)'") }
+            values[String(words[1])] = value
+        }
+        return values
+    }
+
+    // MARK: Mounts
+
+    /// The FUSE mounts at or under `folder` listed in `/proc/mounts` (a teardown expects none).
+    public static func mounts(under folder: URL) -> [String] {
+        guard let table = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return [] }
+        let prefix = folder.standardizedFileURL.path
+        return table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[2].hasPrefix("fuse") else { return nil }
+            // /proc/mounts escapes spaces and the like as octal; temporary folders have none.
+            let point = String(fields[1])
+            return point == prefix || point.hasPrefix(prefix + "/") ? point : nil
+        }
+    }
+
+    /// Detaches a mount still at `mount` with `fusermount3 -u -z`; does nothing when there is none.
+    static func detach(_ mount: URL) {
+        guard !mounts(under: mount).isEmpty, let fusermount else { return }
+        // Blocking, but only on a failure path and for a moment: a lazy unmount does not wait for users.
+        guard let child = try? ChildProcess.start(URL(fileURLWithPath: fusermount), ["-u", "-z", mount.path]) else { return }
+        for _ in 0..<500 where child.termination == nil {
+            child.poll()
+            usleep(10_000)
+        }
+    }
+}
+
+/// One power cut, as `PowerCuts` plans it.
+public struct PowerCut: Sendable, CustomStringConvertible {
+    public let label: String
+    /// 1 for the first cut.
+    public let index: Int
+    /// The run's seed.
+    public let seed: UInt64
+    /// The seed lazyfs gets (`--seed`): what a torn cut keeps.
+    public let lazyfsSeed: UInt64
+    /// lazyfs's tearing option for this cut, empty for none.
+    public let torn: String
+    /// How long after the writer's first acknowledgement the cut comes.
+    public let delayMicroseconds: Int
+    /// The mount, where the writer works.
+    public let mount: URL
+    /// The backing folder, what the checker reads.
+    public let backing: URL
+
+    /// The first value the writer should write: above every value of the cuts before.
+    public var firstValue: Int { index * 10_000_000 }
+
+    public var description: String {
+        "\(label): cut \(index) of seed \(seed) (TOOLKIT_POWER_SEED=\(seed)), lazyfs --seed \(lazyfsSeed) \(torn.isEmpty ? "untorn" : torn), "
+            + "\(delayMicroseconds) µs after the first ack"
+    }
+}
+
+/// What a `PowerCuts` run did.
+public struct PowerCutRun: Sendable, CustomStringConvertible {
+    public let label: String
+    /// The seed that replays it.
+    public let seed: UInt64
+    /// How many cuts ran.
+    public let cuts: Int
+    /// How many writes the writers acknowledged over all cuts.
+    public let acknowledged: Int
+    /// Each cut that lost an acknowledged write or found the store corrupt, with what it lost.
+    public let losses: [String]
+    /// How long the run took.
+    public let elapsed: Duration
+
+    public var description: String {
+        "\(label): \(cuts) power cuts, \(acknowledged) acknowledged writes, \(losses.count) cuts with losses, in \(elapsed), seed \(seed)"
+    }
+}
+
+/// The `lazyfs` program: `TOOLKIT_LAZYFS`, else built once per process by `ci/build-lazyfs` (plain C,
+/// about a second) into `lazyfs/` of the build folder. Never a `swift build`.
+enum LazyFSProgram {
+    static func url() async throws -> URL { try await build.value }
+
+    private static let build = Task<URL, any Error> {
+        if let path = ProcessInfo.processInfo.environment["TOOLKIT_LAZYFS"], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw ChildProcessError(description: "TOOLKIT_LAZYFS=\(path) is not an executable")
+            }
+            return URL(fileURLWithPath: path)
+        }
+        let buildFolder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let out = buildFolder.appendingPathComponent("lazyfs", isDirectory: true)
+        let program = out.appendingPathComponent("lazyfs")
+        // This file is Tests/TestSupport/Processes/PowerCuts.swift: three folders below the package.
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let script = package.appendingPathComponent("ci/build-lazyfs")
+        let builder = try ChildProcess.start(URL(fileURLWithPath: "/bin/bash"), [script.path, out.path])
+        let end = try await builder.waitForExit(deadline: .now + .seconds(600))
+        guard end == .exited(0), FileManager.default.isExecutableFile(atPath: program.path) else {
+            throw builder.error("ci/build-lazyfs failed (\(end))")
+        }
+        return program
+    }
+}
