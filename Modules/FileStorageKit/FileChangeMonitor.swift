@@ -92,8 +92,12 @@ public final class FileChangeMonitor: Sendable {
     }
 
     /// The counter a `DurableFile` write through this monitor's document announces its rename to, so
-    /// the event it raises counts as the document's own (`nil` without inotify).
-    var ownWriteCounter: ChangeCounter? { fromHub ? counter : nil }
+    /// the event it raises counts as the document's own (`nil` without inotify, and once the watch is
+    /// lost: no event would ever match the announcement).
+    var ownWriteCounter: ChangeCounter? {
+        guard fromHub, let counter, !counter.lost.load(ordering: .acquiring) else { return nil }
+        return counter
+    }
 
     /// A value that changes whenever the file may have changed. Compare it with the one you saw last.
     ///

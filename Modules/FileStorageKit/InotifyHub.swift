@@ -28,11 +28,42 @@ final class InotifyHub: Sendable {
     /// counter), then the cookies of their `IN_MOVED_FROM` events (→ the same counter), which the
     /// `IN_MOVED_TO` onto the file carries too. Anything not matched counts as an external change.
     private struct OwnRenames {
-        var pending: [String: ChangeCounter] = [:]
-        var cookies: [UInt32: ChangeCounter] = [:]
-        /// More than this many unmatched entries means events were lost: start afresh (every
-        /// unmatched rename then simply counts as external).
-        static let limit = 256
+        var pending = Recent<String>()
+        var cookies = Recent<UInt32>()
+    }
+
+    /// Announcements in arrival order, bounded: past `limit` the oldest goes first. An entry is left
+    /// behind only when its event never comes (a folder removed before it was read), so the oldest
+    /// are the stale ones, and a write announced a moment ago keeps its entry however busy the
+    /// process is (dropping everything at the limit turned other documents' own writes external).
+    struct Recent<Key: Hashable> {
+        static var limit: Int { 4096 }
+        private var entries: [Key: (counter: ChangeCounter, stamp: UInt64)] = [:]
+        private var order: [(key: Key, stamp: UInt64)] = []
+        private var head = 0
+        private var stamp: UInt64 = 0
+
+        var count: Int { entries.count }
+
+        mutating func insert(_ counter: ChangeCounter, for key: Key) {
+            stamp &+= 1
+            entries[key] = (counter, stamp)
+            order.append((key, stamp))
+            while entries.count > Self.limit, head < order.count {
+                let oldest = order[head]
+                head += 1
+                if entries[oldest.key]?.stamp == oldest.stamp { entries[oldest.key] = nil }
+            }
+            // Keeps `order` proportional to what it holds.
+            if head > 1024, head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
+
+        mutating func remove(_ key: Key) -> ChangeCounter? {
+            entries.removeValue(forKey: key)?.counter
+        }
     }
     private let ownRenames = Mutex(OwnRenames())
 
@@ -85,15 +116,12 @@ final class InotifyHub: Sendable {
     /// Tells the hub that `counter`'s document is about to rename its temporary file `temporaryName`
     /// onto the file: the rename's event is then the document's own (`bumpOwn`).
     func expectOwnRename(named temporaryName: String, by counter: ChangeCounter) {
-        ownRenames.withLock { own in
-            if own.pending.count >= OwnRenames.limit { own.pending = [:] }
-            own.pending[temporaryName] = counter
-        }
+        ownRenames.withLock { $0.pending.insert(counter, for: temporaryName) }
     }
 
     /// Withdraws `expectOwnRename` after a rename that failed.
     func forgetOwnRename(named temporaryName: String) {
-        _ = ownRenames.withLock { $0.pending.removeValue(forKey: temporaryName) }
+        _ = ownRenames.withLock { $0.pending.remove(temporaryName) }
     }
 
     #if os(Linux)
@@ -156,14 +184,13 @@ final class InotifyHub: Sendable {
     private func ownRename(name: String, mask: UInt32, cookie: UInt32) -> ChangeCounter? {
         if mask & UInt32(IN_MOVED_FROM) != 0 {
             ownRenames.withLock { own in
-                guard let counter = own.pending.removeValue(forKey: name) else { return }
-                if own.cookies.count >= OwnRenames.limit { own.cookies = [:] }
-                own.cookies[cookie] = counter
+                guard let counter = own.pending.remove(name) else { return }
+                own.cookies.insert(counter, for: cookie)
             }
             return nil
         }
         guard mask & UInt32(IN_MOVED_TO) != 0 else { return nil }
-        return ownRenames.withLock { $0.cookies.removeValue(forKey: cookie) }
+        return ownRenames.withLock { $0.cookies.remove(cookie) }
     }
     #endif
 }
