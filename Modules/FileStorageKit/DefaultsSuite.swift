@@ -59,6 +59,11 @@ public final class DefaultsSuite: Sendable {
         var finishers: [UInt64: @Sendable () -> Void] = [:]
         var nextObserver: UInt64 = 0
         var delivery: ChangeSubscription?
+        /// Writes of this suite that have reached the file, counted as each returns from the file.
+        /// What a reader read before the count moved may be older than that write: it must not be
+        /// stored over the write's values (the write's token may not have moved yet, so they would
+        /// be served as current).
+        var finishedWrites: UInt64 = 0
     }
 
     /// Opens the suite `suiteName` in the preferences folder of `directories`.
@@ -247,20 +252,25 @@ public final class DefaultsSuite: Sendable {
     }
 
     /// Reads the file when its token moved (or always, when `force`), and tells observers which keys changed.
+    ///
+    /// What it read is dropped when one of this suite's writes finished meanwhile: the read may be
+    /// older than that write, whose own store holds what the file had after it.
     private func refresh(force: Bool) throws(FileStorageError) {
         let token = document.changeToken
-        guard force || state.withLock({ $0.seenToken != token }) else { return }
+        guard let writes = state.withLock({ s -> UInt64? in force || s.seenToken != token ? s.finishedWrites : nil }) else { return }
         let contents: Contents
         do {
             contents = force ? try document.readFresh() : try document.read()
         } catch {
             state.withLock { s in
+                guard s.finishedWrites == writes else { return }
                 s.seenToken = token
                 s.lastLoadError = error
             }
             throw error
         }
-        let told = state.withLock { s in
+        let told = state.withLock { s -> ([String], [@Sendable (String) -> Void]) in
+            guard s.finishedWrites == writes else { return ([], []) }
             s.seenToken = token
             s.lastLoadError = nil
             s.fileFormat = contents.format
@@ -297,9 +307,15 @@ public final class DefaultsSuite: Sendable {
         // another process's write is refreshed in between, this store of older values carries the
         // older token, so the next read sees the token moved and reads again, instead of serving
         // the older values as current.
+        let writes = state.withLock { s in
+            s.finishedWrites += 1
+            return s.finishedWrites
+        }
         let token = document.changeToken
         let contents = (try? document.read()) ?? written
-        let told = state.withLock { s in
+        let told = state.withLock { s -> ([String], [@Sendable (String) -> Void]) in
+            // Another write finished since this one: its store is at least as new as this read.
+            guard s.finishedWrites == writes else { return ([], []) }
             s.seenToken = token
             s.fileFormat = contents.format
             s.lastLoadError = nil

@@ -157,7 +157,7 @@ public struct PowerCuts: Sendable {
         let end = try await child.waitForExit(deadline: .now + deadline)
         guard end == .signaled(SIGKILL) else { throw child.error("\(cut): the writer ended by itself (\(end))") }
         server.kill(SIGUSR1)
-        let serverEnd = try await server.waitForExit(deadline: .now + deadline)
+        let serverEnd = try await Self.waitForExit(of: server, deadline: .now + deadline, what: "\(cut): lazyfs after the power cut")
         guard serverEnd == .exited(0) else { throw server.error("\(cut): lazyfs ended with \(serverEnd) at the power cut") }
         var acked: [String: Int] = [:]
         var count = 0
@@ -200,6 +200,50 @@ public struct PowerCuts: Sendable {
             let point = String(fields[1])
             return point == prefix || point.hasPrefix(prefix + "/") ? point : nil
         }
+    }
+
+    /// Waits for `child` to end; at the deadline, says where in the kernel each of its threads (and
+    /// each of its children) waits, then kills it and throws: a hang is then a report, not a riddle.
+    static func waitForExit(of child: ChildProcess, deadline: ContinuousClock.Instant,
+                            what: String) async throws -> ChildTermination {
+        let deadline = DeadlineScale.scaled(deadline)
+        while true {
+            child.poll()
+            if let termination = child.termination { return termination }
+            if ContinuousClock.now >= deadline { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let report = whereItWaits(child.pid)
+        child.kill(SIGKILL)
+        throw child.error("\(what): still running at the deadline (killed); where it waited:\n\(report)")
+    }
+
+    /// Each thread's state, kernel wait channel, system call and kernel stack (when readable), and the
+    /// same for its child processes, from `/proc`.
+    static func whereItWaits(_ pid: pid_t, depth: Int = 0) -> String {
+        func read(_ path: String) -> String {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let indent = String(repeating: "  ", count: depth)
+        var lines = ["\(indent)pid \(pid) \(read("/proc/\(pid)/cmdline").replacingOccurrences(of: "\0", with: " "))"]
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks.sorted() {
+            let base = "/proc/\(pid)/task/\(task)"
+            let state = read(base + "/status").split(separator: "\n").first { $0.hasPrefix("State:") } ?? "State: ?"
+            lines.append("\(indent)  thread \(task): \(state), wchan \(read(base + "/wchan")), syscall \(read(base + "/syscall"))")
+            let stack = read(base + "/stack")
+            if stack != "?" && !stack.isEmpty {
+                lines.append(contentsOf: stack.split(separator: "\n").prefix(12).map { "\(indent)    \($0)" })
+            }
+        }
+        if depth < 2 {
+            for task in tasks {
+                for child in read("/proc/\(pid)/task/\(task)/children").split(separator: " ") {
+                    if let childPID = pid_t(child) { lines.append(whereItWaits(childPID, depth: depth + 1)) }
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Detaches a mount still at `mount` with `fusermount3 -u -z`; does nothing when there is none.
