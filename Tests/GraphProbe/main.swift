@@ -91,7 +91,7 @@ case "set-loop":
         graph.count = value
         check(graph.$count)
         // The graph's memory follows its own set at once (the file is checked by the test).
-        guard graph.doubled == 2 * value else { ProbeOutput.usage("graph-probe", "set-loop: doubled is \(graph.doubled) after \(value)") }
+        guard graph.doubled == 2 * value else { ProbeOutput.usage("graph-probe", "set-loop: doubled is \(graph.doubled), count is \(graph.count) after a set of \(value)") }
         ProbeOutput.say("ready \(value)")
         ProbeOutput.say("acked count \(value)")   // the set returned without a storage error (PowerCutTests)
     }

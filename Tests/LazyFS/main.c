@@ -102,7 +102,8 @@ int main(int argc, char **argv)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESTART;
+    /* No SA_RESTART: a signal ends any wait of ours with EINTR, and the loop below sees it. */
+    sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
     int caught[] = { SIGUSR1, SIGTERM, SIGINT, SIGHUP };
     for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
@@ -131,7 +132,16 @@ int main(int argc, char **argv)
     printf("ready\n");
     fflush(stdout);
 
+    /* Non-blocking: poll can report a request that is gone by the time we read it (its process was
+     * killed, and the kernel withdraws a request nobody has read yet). A blocking read then waited for
+     * the next request, which after a writer's SIGKILL never came: the power cut was never acted on. */
     int fuse_fd = fuse_session_fd(se);
+    int fd_flags = fcntl(fuse_fd, F_GETFL);
+    if (fd_flags < 0 || fcntl(fuse_fd, F_SETFL, fd_flags | O_NONBLOCK) != 0) {
+        fprintf(stderr, "lazyfs: cannot make the FUSE device non-blocking: %s\n", strerror(errno));
+        fuse_session_unmount(se);
+        return 1;
+    }
     struct fuse_buf buf = { .mem = NULL };
     bool unmounted = false, failed = false;
     while (!last_signal) {
