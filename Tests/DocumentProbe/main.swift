@@ -15,7 +15,8 @@
 //     save FOLDER ID BYTES      saves one Item whose body holds BYTES characters; prints "saved ID"
 //     watch FOLDER              prints "ready", then each time the Counter results change "counters N"
 //
-// `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`.
+// `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`,
+// `--durability normal|full`.
 import DocumentStore
 import DocumentTestModel
 import Foundation
@@ -36,6 +37,7 @@ do {
     var configuration = PersistenceConfiguration(url: folder.appendingPathComponent("Store.sqlite"))
     // Four processes on two loaded cores: a holder of the write lock can be off the CPU for seconds.
     configuration.busyTimeout = .seconds(120)
+    if options.normalDurability { configuration.durability = .normal }
     let persistence = try Persistence(configuration: configuration)
     persistence.register(persistableKind: Circle.self)
     switch command {

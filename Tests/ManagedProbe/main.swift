@@ -28,7 +28,8 @@
 //                               then waits to be killed (the test kills it at random moments), or
 //                               with `once` exits
 //
-// `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`.
+// `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`,
+// `--durability normal|full`.
 import Foundation
 import ManagedStorage
 import ManagedTestModel
@@ -62,6 +63,7 @@ let command = arguments[0]
 let folder = URL(fileURLWithPath: arguments[1])
 var configuration = StorageConfiguration(name: "Store", folder: folder)
 configuration.busyTimeout = .seconds(60)
+if options.normalDurability { configuration.durability = .normal }
 configuration.onError = { error in FileHandle.standardError.write(Data("reported: \(error)\n".utf8)) }
 if command == "migrate" {
     options.waitForGate()
@@ -134,7 +136,7 @@ case "write-loop":
             announced = true
         }
         say("committed \(current)")
-        say("acked orders \(current)")   // performAndSave completed: durable at `.full` (PowerCutTests)
+        say("acked orders \(current)")   // performAndSave completed: durable at `.full` (PowerCutTests; at `.normal` the measure of what a cut loses)
     }
 
 case "check-reads":

@@ -87,6 +87,11 @@ public struct PowerCuts: Sendable {
 
     /// Cuts the power `cuts` times (fewer when `stopAtFirstLoss` and a cut loses something).
     ///
+    /// With `measuringLoss` (a store that promises only consistency, such as SQLite at `.normal`), an
+    /// acknowledged write missing after a cut is not a loss but a measure: each cut's shortfall (how
+    /// far below the acknowledged value each key is, summed) goes into `shortfalls`, and the next cut
+    /// starts from what survived. A store that does not open is a loss either way.
+    ///
     /// - Parameters:
     ///   - arguments: The writer's command line for a cut (its paths under `cut.mount`, its values from
     ///     `cut.firstValue` on, so they grow across cuts).
@@ -94,7 +99,7 @@ public struct PowerCuts: Sendable {
     ///     out was lost. Throwing means the store is corrupt, which counts as a loss.
     /// - Returns: What ran, with every loss; throws only when the harness itself fails (a mount, a
     ///   writer that ends by itself).
-    public func run(cuts: Int, stopAtFirstLoss: Bool = false,
+    public func run(cuts: Int, stopAtFirstLoss: Bool = false, measuringLoss: Bool = false,
                     arguments: (PowerCut) -> [String],
                     read: (URL) async throws -> [String: Int]) async throws -> PowerCutRun {
         let seed = Self.seed(label: label)
@@ -104,6 +109,7 @@ public struct PowerCuts: Sendable {
         let started = ContinuousClock.now
         var floor: [String: Int] = [:]   // what each key must hold at least: acknowledged or found after a cut
         var losses: [String] = []
+        var shortfalls: [Int] = []
         var acks = 0
         var done = 0
         for index in 1...cuts {
@@ -117,12 +123,18 @@ public struct PowerCuts: Sendable {
             var lost: [String] = []
             do {
                 let found = try await read(backing)
+                var shortfall = 0
                 for (key, least) in floor.sorted(by: { $0.key < $1.key }) {
                     guard let value = found[key], value >= least else {
-                        lost.append("\(key): \(least) acknowledged or found before, \(found[key].map { "\($0)" } ?? "nothing") after the cut")
+                        shortfall += least - (found[key] ?? 0)
+                        if !measuringLoss {
+                            lost.append("\(key): \(least) acknowledged or found before, \(found[key].map { "\($0)" } ?? "nothing") after the cut")
+                        }
                         continue
                     }
                 }
+                shortfalls.append(shortfall)
+                if measuringLoss { floor = found }
                 for (key, value) in found { floor[key] = max(floor[key] ?? .min, value) }
             } catch {
                 lost.append("the store does not open: \(error)")
@@ -134,7 +146,7 @@ public struct PowerCuts: Sendable {
             }
         }
         let run = PowerCutRun(label: label, seed: seed, cuts: done, acknowledged: acks, losses: losses,
-                              elapsed: ContinuousClock.now - started)
+                              shortfalls: shortfalls, elapsed: ContinuousClock.now - started)
         print("\(run)")
         return run
     }
@@ -296,11 +308,23 @@ public struct PowerCutRun: Sendable, CustomStringConvertible {
     public let acknowledged: Int
     /// Each cut that lost an acknowledged write or found the store corrupt, with what it lost.
     public let losses: [String]
+    /// For each cut whose store opened, how far below the acknowledged values it came back (summed
+    /// over keys; for a writer that counts its commits, the commits lost). All zero unless writes were lost.
+    public let shortfalls: [Int]
     /// How long the run took.
     public let elapsed: Duration
 
+    /// The cuts that lost acknowledged writes, and the most one cut lost.
+    public var shortfallSummary: String {
+        let hit = shortfalls.filter { $0 > 0 }
+        let mean = hit.isEmpty ? 0 : Double(hit.reduce(0, +)) / Double(hit.count)
+        return "\(hit.count) of \(shortfalls.count) cuts lost acknowledged writes (at most \(shortfalls.max() ?? 0), "
+            + "\(String(format: "%.1f", mean)) on average when any)"
+    }
+
     public var description: String {
-        "\(label): \(cuts) power cuts, \(acknowledged) acknowledged writes, \(losses.count) cuts with losses, in \(elapsed), seed \(seed)"
+        "\(label): \(cuts) power cuts, \(acknowledged) acknowledged writes, \(losses.count) cuts with losses, "
+            + "\(shortfallSummary), in \(elapsed), seed \(seed)"
     }
 }
 

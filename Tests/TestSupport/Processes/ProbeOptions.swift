@@ -23,6 +23,8 @@ import Darwin
 ///                              parent lives, 600 s at most: a loaded test process may take long to open it)
 ///     --file-size-limit BYTES  RLIMIT_FSIZE = BYTES with SIGXFSZ ignored, so a larger write fails with EFBIG
 ///                              (the kernel's "disk full" for one process) instead of killing it
+///     --durability normal|full the SQLite stores' durability (default `full`; PowerCutTests measure
+///                              what `normal` loses)
 ///
 /// The options come from the arguments, never the environment, so nothing leaks into other children.
 public struct ProbeOptions: Sendable {
@@ -30,11 +32,15 @@ public struct ProbeOptions: Sendable {
     public var gate: String?
     /// The largest file this process may write.
     public var fileSizeLimit: UInt64?
+    /// Whether a SQLite store opens with `.normal` durability instead of `.full`.
+    public var normalDurability = false
 
     /// The option for `gate`.
     public static let startAfterFlag = "--start-after"
     /// The option for `fileSizeLimit`.
     public static let fileSizeLimitFlag = "--file-size-limit"
+    /// The option for `normalDurability`.
+    public static let durabilityFlag = "--durability"
 
     /// Removes the leading harness options from `arguments` and returns them.
     ///
@@ -49,6 +55,9 @@ public struct ProbeOptions: Sendable {
             case fileSizeLimitFlag:
                 guard let bytes = UInt64(value) else { fail("\(fileSizeLimitFlag) takes a byte count, not \(value)") }
                 options.fileSizeLimit = bytes
+            case durabilityFlag:
+                guard value == "normal" || value == "full" else { fail("\(durabilityFlag) takes normal or full, not \(value)") }
+                options.normalDurability = value == "normal"
             default:
                 return options   // a probe's own option
             }
