@@ -4,8 +4,8 @@ import TestSupport
 
 /// FileStorageKit's durable writes across power cuts: every write a call returned from survives.
 ///
-/// `ci/test` runs `defaultCuts` cuts per store (about 6 s each on the 2-core machines);
-/// `TOOLKIT_POWER_CUTS=100` runs the hundred (20–25 s each).
+/// `swift test` runs `defaultCuts` cuts per store (about 6 s each on the 2-core machines); `ci/test`
+/// sets `TOOLKIT_POWER_CUTS=100` (20–25 s each), and `ci/power-campaign` 2,000.
 @Suite(.serialized, .enabled(if: PowerCuts.isAvailable, "power-cut tests need /dev/fuse and fusermount3 (Docs/LazyFS.md)"))
 struct FileStorageKitPowerCutTests {
     static let defaultCuts = 30

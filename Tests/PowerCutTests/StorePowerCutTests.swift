@@ -6,8 +6,9 @@ import TestSupport
 /// prints `acked <key> <n>` once the store's API returned from a durable write) and its `power-check`
 /// command, run on the backing folder after the cut (it fails when the store does not open or is torn).
 ///
-/// `ci/test` runs `defaultCuts` cuts per store (5–16 s each); `TOOLKIT_POWER_CUTS=100` runs the issue's
-/// hundred (27–42 s each, DocumentStore's about 4 min: its check loads every diagram of a store that grows).
+/// `swift test` runs `defaultCuts` cuts per store (5–16 s each); `ci/test` sets `TOOLKIT_POWER_CUTS=100`
+/// (20–35 s each, DocumentStore's 60–85 s: its check loads every diagram of a store that grows), and
+/// `ci/power-campaign` 2,000.
 @Suite(.serialized, .enabled(if: PowerCuts.isAvailable, "power-cut tests need /dev/fuse and fusermount3 (Docs/LazyFS.md)"))
 struct StorePowerCutTests {
     static let defaultCuts = 20
