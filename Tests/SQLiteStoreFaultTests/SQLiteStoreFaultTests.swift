@@ -179,6 +179,24 @@ import TestSupport
         }
     }
 
+    /// Four processes that open one store that does not exist yet, at one moment (an app and its
+    /// extension launched together): every one opens it. Creating the file and switching it to WAL
+    /// take locks another opener may hold; that must be waited out, not reported.
+    @Test(arguments: stores)
+    func fourProcessesOpeningANewStoreAtOnceAllOpenIt(_ store: any SQLiteStoreUnderTest) async throws {
+        let faults = try ProcessFaults(program: store.probe)
+        var failures: [String] = []
+        for round in 1...15 {
+            let folder = try TemporaryFolder(prefix: "sqlite-new-race")
+            let children = try (0..<4).map { _ in try ChildProcess.start(faults.program, store.probeOpen(folder.url)) }
+            for child in children {
+                let end = try await child.waitForExit(deadline: .now + .seconds(120))
+                if end != .exited(0) { failures.append("round \(round): \(end): \(child.standardError)") }
+            }
+        }
+        #expect(failures.isEmpty, "\(store): \(failures.count) openings failed: \(failures.prefix(3))")
+    }
+
     /// The other order of that race: the second process waited for the lock while the first kept its
     /// new store open. When the wait ends, the store is healthy: it opens it (nothing moved), instead of
     /// reporting a damaged store in use.
