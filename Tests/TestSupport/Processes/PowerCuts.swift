@@ -146,7 +146,7 @@ public struct PowerCuts: Sendable {
             }
         }
         let run = PowerCutRun(label: label, seed: seed, cuts: done, acknowledged: acks, losses: losses,
-                              shortfalls: shortfalls, elapsed: ContinuousClock.now - started)
+                              shortfalls: shortfalls, measuredLoss: measuringLoss, elapsed: ContinuousClock.now - started)
         print("\(run)")
         return run
     }
@@ -311,6 +311,8 @@ public struct PowerCutRun: Sendable, CustomStringConvertible {
     /// For each cut whose store opened, how far below the acknowledged values it came back (summed
     /// over keys; for a writer that counts its commits, the commits lost). All zero unless writes were lost.
     public let shortfalls: [Int]
+    /// Whether the run measured what cuts lose (`measuringLoss`) rather than requiring that they lose nothing.
+    public let measuredLoss: Bool
     /// How long the run took.
     public let elapsed: Duration
 
@@ -324,7 +326,7 @@ public struct PowerCutRun: Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(label): \(cuts) power cuts, \(acknowledged) acknowledged writes, \(losses.count) cuts with losses, "
-            + "\(shortfallSummary), in \(elapsed), seed \(seed)"
+            + (measuredLoss ? "\(shortfallSummary), " : "") + "in \(elapsed), seed \(seed)"
     }
 }
 
