@@ -39,7 +39,8 @@ final class InotifyHub: Sendable {
     struct Recent<Key: Hashable> {
         static var limit: Int { 4096 }
         private var entries: [Key: (counter: ChangeCounter, stamp: UInt64)] = [:]
-        private var order: [(key: Key, stamp: UInt64)] = []
+        /// Keys in arrival order from `head` on, with entries already removed among them.
+        private(set) var order: [(key: Key, stamp: UInt64)] = []
         private var head = 0
         private var stamp: UInt64 = 0
 
@@ -54,9 +55,10 @@ final class InotifyHub: Sendable {
                 head += 1
                 if entries[oldest.key]?.stamp == oldest.stamp { entries[oldest.key] = nil }
             }
-            // Keeps `order` proportional to what it holds.
-            if head > 1024, head * 2 > order.count {
-                order.removeFirst(head)
+            // Matched entries leave `entries` but not `order`: past twice the limit, `order` keeps
+            // only what is still held (at most `limit`), so it never grows with the writes.
+            if order.count - head > 2 * Self.limit {
+                order = order[head...].filter { entries[$0.key]?.stamp == $0.stamp }
                 head = 0
             }
         }

@@ -171,6 +171,15 @@ struct OwnWriteTests {
         for index in 0..<(limit - 10) { recent.insert(others, for: "after-\(index)") }
         #expect(recent.remove("again") === mine)
         #expect(recent.count <= limit)
+        // Announcements matched at once (the usual case) leave nothing behind: the arrival order does
+        // not grow with the writes.
+        var matched = InotifyHub.Recent<String>()
+        for index in 0..<(limit * 10) {
+            matched.insert(mine, for: "write-\(index)")
+            #expect(matched.remove("write-\(index)") === mine)
+        }
+        #expect(matched.count == 0)
+        #expect(matched.order.count <= 2 * limit + 1)
     }
 
     /// A monitor whose folder was removed polls; its writes announce nothing, since no event of the
