@@ -46,24 +46,49 @@ package struct SQLiteStoreOptions: Sendable {
     /// file when ``checksIntegrityAtOpen``: a damaged file is a ``SQLiteFailure`` of kind `.corrupt`
     /// (which ``StoreRecovery`` moves aside), other failures GRDB's `DatabaseError`. The pool is
     /// closed again when anything after opening it fails.
+    ///
+    /// Opening waits out other connections like any write does, up to ``busyTimeout``: switching a
+    /// new file to WAL (`PRAGMA journal_mode = WAL`) needs a lock SQLite takes without calling the busy
+    /// handler, so when several processes create one store at the same moment all but one can get
+    /// `SQLITE_BUSY` at once; the open is then retried (``retryingWhileBusy(_:)``).
     package func openPool(path: String, label: String, foreignKeys: Bool) throws -> DatabasePool {
-        let pool = try DatabasePool(path: path, configuration: configuration(label: label, foreignKeys: foreignKeys))
-        do {
-            try pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
-                try WriteAheadLog.limit(db, bytes: walSizeLimit)
-                if checksIntegrityAtOpen {
-                    let result = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
-                    if result != ["ok"] {
-                        throw SQLiteFailure(code: 11 /* SQLITE_CORRUPT */, message: "integrity check failed: \(result.joined(separator: "; "))",
-                                            sql: "PRAGMA quick_check", file: path)
+        try retryingWhileBusy {
+            let pool = try DatabasePool(path: path, configuration: configuration(label: label, foreignKeys: foreignKeys))
+            do {
+                try pool.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+                    try WriteAheadLog.limit(db, bytes: walSizeLimit)
+                    if checksIntegrityAtOpen {
+                        let result = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
+                        if result != ["ok"] {
+                            throw SQLiteFailure(code: 11 /* SQLITE_CORRUPT */, message: "integrity check failed: \(result.joined(separator: "; "))",
+                                                sql: "PRAGMA quick_check", file: path)
+                        }
                     }
                 }
+            } catch {
+                try? pool.close()
+                throw error
             }
-        } catch {
-            try? pool.close()
-            throw error
+            return pool
         }
-        return pool
+    }
+
+    /// Runs `body` again while it fails with `SQLITE_BUSY` (any extended code), for up to
+    /// ``busyTimeout`` in all, pausing 1 to 20 ms between tries; the last failure is thrown. For the
+    /// steps of opening a store in which SQLite does not call the busy handler: switching the
+    /// journal mode, and recovering a log another process left (`SQLITE_BUSY_RECOVERY`).
+    package func retryingWhileBusy<R>(_ body: () throws -> R) throws -> R {
+        let deadline = ContinuousClock.now + busyTimeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                let ms = Double(pause.components.attoseconds) / 1e15 + Double(pause.components.seconds) * 1000
+                usleep(useconds_t(Double.random(in: ms / 2...ms) * 1000))
+                pause = min(pause * 2, .milliseconds(20))
+            }
+        }
     }
 }

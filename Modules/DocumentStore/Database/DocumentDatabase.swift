@@ -74,7 +74,7 @@ final class DocumentDatabase: @unchecked Sendable {
             pool = try configuration.sqliteOptions.openPool(path: path, label: "DocumentStore(\(configuration.url.lastPathComponent))",
                                                             foreignKeys: true)
         } catch {
-            throw Self.storeError(error, file: path, opening: true)
+            throw Self.storeError(error, file: path, opening: true, busyTimeout: configuration.busyTimeout)
         }
         do {
             try pool.writeWithoutTransaction { db in
@@ -99,7 +99,7 @@ final class DocumentDatabase: @unchecked Sendable {
             }
         } catch {
             try? pool.close()
-            throw Self.storeError(error, file: path, opening: true)
+            throw Self.storeError(error, file: path, opening: true, busyTimeout: configuration.busyTimeout)
         }
         self.pool = pool
     }

@@ -18,7 +18,8 @@ extension StorageError: SQLiteStoreFailure {
         switch failure.kind {
         case .busy:
             if let busyTimeout {
-                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds))
+                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds)
+                                   + Double(busyTimeout.components.attoseconds) / 1e18)
             } else {
                 self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
             }

@@ -51,7 +51,7 @@ struct StoreOpener {
         do {
             pool = try configuration.sqliteOptions.openPool(path: path, label: label, foreignKeys: true)
         } catch {
-            throw StorageError(error, file: path, openFailure: true)
+            throw StorageError(error, file: path, busyTimeout: configuration.busyTimeout, openFailure: true)
         }
         do {
             // One process at a time restores or migrates (see `MigrationLock`).
@@ -67,7 +67,7 @@ struct StoreOpener {
             throw .cannotOpen(file: path, cause: "\(busy)")
         } catch {
             try? pool.close()
-            throw StorageError(error, file: path, openFailure: true)
+            throw StorageError(error, file: path, busyTimeout: configuration.busyTimeout, openFailure: true)
         }
     }
 
