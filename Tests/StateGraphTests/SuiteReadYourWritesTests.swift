@@ -26,7 +26,7 @@ struct SuiteReadYourWritesTests {
     /// set 6,554; it runs 40,000 (about 20 s on a RAM file system: each set is a durable write).
     @Test func aSetIsSeenAtOnceByTheNodeAndItsDependents() throws {
         let folder = try TemporaryFolder(prefix: "graph-own-write", inMemory: true)
-        try GraphStorageLocation.$folder.withValue(folder.url) {
+        GraphStorageLocation.$folder.withValue(folder.url) {
             let graph = Counter()
             var stale: [String] = []
             let sets = folder.url.path.hasPrefix("/dev/shm/") ? 40_000 : 2_000

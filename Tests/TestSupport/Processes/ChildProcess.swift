@@ -229,16 +229,20 @@ public final class ChildProcess {
         }
     }
 
-    /// Waits until the child ends and returns how. At the deadline it is killed and this throws.
+    /// Waits until the child ends and returns how. At the deadline it is killed and this throws;
+    /// `hangReport`, when given, is asked first what the child is doing (while it still runs) and
+    /// its answer goes in the error.
     @discardableResult
-    public func waitForExit(deadline: ContinuousClock.Instant) async throws -> ChildTermination {
+    public func waitForExit(deadline: ContinuousClock.Instant,
+                            hangReport: (() -> String)? = nil) async throws -> ChildTermination {
         let deadline = DeadlineScale.scaled(deadline)
         while true {
             poll()
             if let termination { return termination }
             guard ContinuousClock.now < deadline else {
+                let report = hangReport?()
                 kill(SIGKILL)
-                throw error("still running at the deadline (killed)")
+                throw error("still running at the deadline (killed)" + (report.map { ": \($0)" } ?? ""))
             }
             try await Task.sleep(for: .milliseconds(5))
         }

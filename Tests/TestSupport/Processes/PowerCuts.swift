@@ -134,8 +134,11 @@ public struct PowerCuts: Sendable {
                     }
                 }
                 shortfalls.append(shortfall)
-                if measuringLoss { floor = found }
-                for (key, value) in found { floor[key] = max(floor[key] ?? .min, value) }
+                if measuringLoss {
+                    floor = found
+                } else {
+                    for (key, value) in found { floor[key] = max(floor[key] ?? .min, value) }
+                }
             } catch {
                 lost.append("the store does not open: \(error)")
             }
@@ -218,16 +221,7 @@ public struct PowerCuts: Sendable {
     /// each of its children) waits, then kills it and throws: a hang is then a report, not a riddle.
     static func waitForExit(of child: ChildProcess, deadline: ContinuousClock.Instant,
                             what: String) async throws -> ChildTermination {
-        let deadline = DeadlineScale.scaled(deadline)
-        while true {
-            child.poll()
-            if let termination = child.termination { return termination }
-            if ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let report = whereItWaits(child.pid)
-        child.kill(SIGKILL)
-        throw child.error("\(what): still running at the deadline (killed); where it waited:\n\(report)")
+        try await child.waitForExit(deadline: deadline, hangReport: { "\(what); where it waited:\n\(whereItWaits(child.pid))" })
     }
 
     /// Each thread's state, kernel wait channel, system call and kernel stack (when readable), and the
