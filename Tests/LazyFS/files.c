@@ -42,11 +42,7 @@ void lazy_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mod
     fi->keep_cache = 1;
     node->opens++;
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    e.ino = node->ino;
-    e.attr_timeout = e.entry_timeout = fs.timeout;
-    fill_attr(node, &e.attr);
-    node->nlookup++;
+    fill_entry(node, &e);
     fuse_reply_create(req, &e, fi);
 }
 

@@ -70,13 +70,28 @@ static int read_file(int dirfd, const char *name, struct inode *node, size_t siz
     return 0;
 }
 
-static int load_dir(int dirfd, struct inode *dir, const char *path)
+/* A listing of `dirfd` from its start, on a copy of it (closedir closes the copy, not dirfd); NULL
+ * with errno set when it cannot be made. */
+static DIR *open_listing(int dirfd)
 {
     int copy = dup(dirfd);
     DIR *stream = copy < 0 ? NULL : fdopendir(copy);
+    if (!stream) {
+        int saved = errno;
+        if (copy >= 0)
+            close(copy);
+        errno = saved;
+        return NULL;
+    }
+    rewinddir(stream); /* the copy shares its offset with dirfd, which an earlier listing moved */
+    return stream;
+}
+
+static int load_dir(int dirfd, struct inode *dir, const char *path)
+{
+    DIR *stream = open_listing(dirfd);
     if (!stream)
         return -errno;
-    rewinddir(stream); /* the copy shares its offset with dirfd, which an earlier listing moved */
     int err = 0;
     struct dirent *de;
     while (!err && (errno = 0, de = readdir(stream))) {
@@ -159,11 +174,9 @@ int image_load(void)
 
 static int remove_children(int dirfd)
 {
-    int copy = dup(dirfd);
-    DIR *stream = copy < 0 ? NULL : fdopendir(copy);
+    DIR *stream = open_listing(dirfd);
     if (!stream)
         return -errno;
-    rewinddir(stream); /* the copy shares its offset with dirfd, which an earlier listing moved */
     int err = 0;
     struct dirent *de;
     while ((errno = 0, de = readdir(stream))) {

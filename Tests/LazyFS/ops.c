@@ -32,14 +32,19 @@ void fill_attr(const struct inode *node, struct stat *st)
     st->st_ctim = node->ctime;
 }
 
+void fill_entry(struct inode *node, struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ino = node->ino;
+    e->attr_timeout = e->entry_timeout = fs.timeout;
+    fill_attr(node, &e->attr);
+    node->nlookup++;
+}
+
 void reply_entry(fuse_req_t req, struct inode *node)
 {
     struct fuse_entry_param e;
-    memset(&e, 0, sizeof e);
-    e.ino = node->ino;
-    e.attr_timeout = e.entry_timeout = fs.timeout;
-    fill_attr(node, &e.attr);
-    node->nlookup++;
+    fill_entry(node, &e);
     fuse_reply_entry(req, &e);
 }
 

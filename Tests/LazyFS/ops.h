@@ -6,6 +6,8 @@
 #include "lazyfs.h"
 
 void fill_attr(const struct inode *node, struct stat *st);
+/* Fills node's entry for a reply, counting one more kernel reference to it. */
+void fill_entry(struct inode *node, struct fuse_entry_param *e);
 /* Replies with node's entry, counting one more kernel reference to it. */
 void reply_entry(fuse_req_t req, struct inode *node);
 /* The folder `ino`, or NULL with the error replied. */
