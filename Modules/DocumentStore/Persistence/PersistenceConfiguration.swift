@@ -24,6 +24,7 @@ public struct PersistenceConfiguration: Sendable {
     /// What a commit survives; `.full` by default.
     public var durability: Durability = .full
     /// How long a save waits for another process's write lock before ``DocumentStoreError/busyTimeout(file:seconds:)``.
+    /// Opening waits as long for processes that create or open the same file at that moment.
     public var busyTimeout: Duration = .seconds(10)
     /// How many generations each document's revision tree keeps below its newest leaf (at least 1;
     /// 1,000 by default, CouchDB's `revs_limit`). Older revision records are pruned, leaves included:

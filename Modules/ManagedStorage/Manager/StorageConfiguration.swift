@@ -26,7 +26,8 @@ public struct StorageConfiguration: Sendable {
     /// What a commit survives; `.full` by default.
     public var durability: Durability = .full
     /// How long a write waits for another process's write lock before failing with
-    /// ``StorageError/busyTimeout(file:seconds:)``.
+    /// ``StorageError/busyTimeout(file:seconds:)``. Opening waits as long for processes that create
+    /// or open the same file at that moment.
     public var busyTimeout: Duration = .seconds(10)
     /// How long recovery waits for other processes to close a corrupt store before giving up.
     public var recoveryLockTimeout: Duration = .seconds(10)
