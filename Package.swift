@@ -43,6 +43,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         // A PostgreSQL client for DocumentSync only (replication through a server).
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // `swift package generate-documentation` / `preview-documentation` for the DocC catalogs (a command
+        // plugin: built only when one of its commands runs, linked into nothing; ci/docs does not need it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         module("PlistCodec"),

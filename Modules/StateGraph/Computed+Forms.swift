@@ -1,7 +1,7 @@
 /// swift-state-graph's other ways to make a computed node.
 extension Computed {
     /// Creates a node computed by `rule` (swift-state-graph's `rule:` spelling of
-    /// ``init(name:_:)``).
+    /// ``init(name:_:file:line:column:)``).
     ///
     /// ```swift
     /// let total = Computed(name: "total", rule: { _ in price.wrappedValue * quantity.wrappedValue })

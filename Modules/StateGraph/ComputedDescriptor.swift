@@ -1,5 +1,5 @@
 /// How a computed node computes its value and what counts as a change of it (swift-state-graph's
-/// descriptor): give one to ``Computed/init(name:descriptor:)``.
+/// descriptor): give one to ``Computed/init(name:descriptor:file:line:column:)``.
 ///
 /// ```swift
 /// struct Total: ComputedDescriptor {
@@ -20,7 +20,7 @@ public protocol ComputedDescriptor<Value>: Sendable {
     func isEqual(lhs: Value, rhs: Value) -> Bool
 }
 
-/// A descriptor made of closures: what ``ComputedDescriptor/any(_:)-swift.type.method`` makes.
+/// A descriptor made of closures: what ``ComputedDescriptor``'s `any(_:)` makes.
 public struct AnyComputedDescriptor<Value>: ComputedDescriptor {
     private let computeValue: @Sendable (inout Computed<Value>.Context) -> Value
     private let equal: @Sendable (Value, Value) -> Bool

@@ -7,7 +7,7 @@ public protocol TypeErasedNode: AnyObject, Sendable, CustomDebugStringConvertibl
 /// A graph node with a value: ``Stored`` or ``Computed``. Nodes are equal only to themselves.
 ///
 /// Generic code over nodes reads `wrappedValue` (recording the read, inside a rule or a tracking
-/// closure, as any read does) and derives new nodes with ``map(_:)``:
+/// closure, as any read does) and derives new nodes with ``map(_:file:line:column:)``:
 ///
 /// ```swift
 /// func label(for node: some Node<Int>) -> Computed<String> {
