@@ -79,7 +79,7 @@ public protocol StorageManagerType: AnyObject, Sendable {
     func saveDerivedType(derivedStorage: StorageType, _ closure: @escaping () -> Void)
 
     /// Deletes every object of every entity (the rows, not the files: other processes keep a valid
-    /// store), then posts ``Foundation/Notification/Name/StorageManagerDidResetStorage``.
+    /// store), then posts `Notification.Name.StorageManagerDidResetStorage`.
     ///
     /// The rows are gone when it returns, but a `ResultsController` learns of the reset on the main
     /// actor, after the caller yields it: until then (for instance on the main actor right after the

@@ -2,7 +2,7 @@ import Foundation
 
 /// One object's state: its row, its values, what changed, and the storage it belongs to.
 ///
-/// Generated accessors call ``get(_:)`` and ``set(_:_:)`` with the property's index; the overload the
+/// Generated accessors call `get(_:)` and `set(_:_:)` with the property's index; the overload the
 /// compiler picks for the property's type decides between an attribute, a to-one and a to-many
 /// relationship. Not `Sendable`: it belongs to one storage on one thread.
 public final class EntityBacking {

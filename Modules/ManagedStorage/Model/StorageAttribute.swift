@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// Decoding never traps: a stored value of the wrong type makes ``decode(_:)`` return `nil`, and the
-/// store reports ``StorageError/badValue(entity:property:found:)`` instead of crashing.
+/// store reports ``StorageError/badValue(entity:property:rowID:found:)`` instead of crashing.
 public protocol StorageAttribute: _ReadOnlyField, Equatable, Sendable where ReadOnlyField == Self {
     /// The column type of this attribute.
     static var columnType: StorageColumnType { get }

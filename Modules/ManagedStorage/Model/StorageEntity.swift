@@ -2,7 +2,7 @@ import Foundation
 
 /// A class whose instances are rows of one table: the role of an `NSManagedObject` subclass.
 ///
-/// Declare entities with the ``StorageEntity()`` macro rather than conforming by hand:
+/// Declare entities with the ``StorageEntity(name:originalName:)`` macro rather than conforming by hand:
 ///
 /// ```swift
 /// @StorageEntity
@@ -15,7 +15,7 @@ import Foundation
 /// ```
 ///
 /// An entity instance belongs to the ``StorageType`` that fetched or inserted it and is not `Sendable`:
-/// send its ``toReadOnly()`` copy across threads instead.
+/// send its ``ReadOnlyConvertible/toReadOnly()`` copy across threads instead.
 public protocol StorageEntity: AnyObject, SendableMetatype, _ReadOnlyField, ReadOnlyConvertible where ReadOnlyField == StorageObjectID {
     /// The entity's table name (the class name unless `@StorageEntity(name:)` says otherwise).
     static var entityName: String { get }

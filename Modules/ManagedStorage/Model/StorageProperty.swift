@@ -1,8 +1,8 @@
 import Foundation
 
-/// One persisted property of an entity, as the ``StorageEntity()`` macro declares it.
+/// One persisted property of an entity, as the ``StorageEntity(name:originalName:)`` macro declares it.
 ///
-/// Generated code builds these with ``property(_:_:)`` and its overloads; the overload the compiler picks
+/// Generated code builds these with ``property(_:_:originalName:default:)`` and its overloads; the overload the compiler picks
 /// tells an attribute (a ``StorageAttribute`` value), a to-one relationship (an optional entity) and a
 /// to-many relationship (an array of entities) apart.
 public struct StorageProperty<Entity: StorageEntity> {
