@@ -1,0 +1,32 @@
+import DocumentStore
+import Foundation
+
+/// Opens one machine's store, `notes-demo/<machine>/Notes.sqlite`, and registers the kinds it loads.
+func openStore(_ machine: String) throws -> Persistence {
+    let url = URL(fileURLWithPath: "notes-demo", isDirectory: true)
+        .appendingPathComponent(machine)
+        .appendingPathComponent("Notes.sqlite")
+    let persistence = try Persistence(url: url)
+    persistence.register(persistableKind: Notebook.self)
+    persistence.register(persistableKind: Note.self)
+    return persistence
+}
+
+let laptop = try openStore("laptop")
+
+// One save writes the note and its notebook, in one transaction.
+let ideas = Notebook(name: "Ideas")
+let note = Note(title: "Groceries", text: "eggs", in: ideas)
+try laptop.save(note)
+print("saved \(note.identifier) at revision \(laptop.revision(of: note) ?? "-")")
+
+// A second Persistence on the same file has its own identity map: this load reads the file.
+let reopened = try openStore("laptop")
+if let loaded = try reopened.load(Note.self, note.identifier) {
+    print("\(loaded.title): notebook loaded yet? \(loaded.notebook.isLoaded)")
+    print("in \(try loaded.notebook.get()?.name ?? "no notebook")")   // reads the notebook now
+}
+
+// A query on the documents' JSON.
+let inIdeas = try reopened.query(Note.self).where(Field("notebook") == ideas.identifier).sorted(by: "title").fetch()
+print("notes in Ideas: \(inIdeas.map(\.title))")

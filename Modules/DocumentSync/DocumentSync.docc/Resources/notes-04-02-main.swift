@@ -1,0 +1,92 @@
+import DocumentStore
+import DocumentSync
+import Foundation
+
+/// Opens one machine's store, `notes-demo/<machine>/Notes.sqlite`, and registers the kinds it loads.
+func openStore(_ machine: String) throws -> Persistence {
+    let url = URL(fileURLWithPath: "notes-demo", isDirectory: true)
+        .appendingPathComponent(machine)
+        .appendingPathComponent("Notes.sqlite")
+    let persistence = try Persistence(url: url)
+    persistence.register(persistableKind: Notebook.self)
+    persistence.register(persistableKind: Note.self)
+    return persistence
+}
+
+/// The text in a note's JSON body, as the store keeps it.
+func text(_ body: JSON?) -> String {
+    if case .string(let text)? = body?["text"] { return text }
+    return "-"
+}
+
+/// One synchronization of a machine's store: push its changes, then pull everyone else's.
+func sync(_ machine: String, _ store: Persistence, _ configuration: DocumentSync.Configuration) async throws {
+    let report = try await DocumentSync(persistence: store, configuration: configuration).run()
+    print("\(machine): \(report)")
+}
+
+// Two machines, each with its own store: both work offline.
+let laptop = try openStore("laptop")
+let desktop = try openStore("desktop")
+
+// One save writes the note and its notebook, in one transaction.
+let ideas = Notebook(name: "Ideas")
+let note = Note(title: "Groceries", text: "eggs", in: ideas)
+try laptop.save(note)
+print("saved \(note.identifier) at revision \(laptop.revision(of: note) ?? "-")")
+
+// The server: `ci/postgres start` wrote its address, password included, to DIR/url.
+guard let serverURL = ProcessInfo.processInfo.environment["TOOLKIT_POSTGRES_URL"] else {
+    print("set TOOLKIT_POSTGRES_URL to the address of a PostgreSQL server")
+    exit(1)
+}
+var configuration = DocumentSync.Configuration(address: try PostgresAddress(url: serverURL), schema: "notes")
+
+// Called after a pull for each document with more than one live branch.
+configuration.conflictResolver = { conflict in
+    guard conflict.kind == "Note", case .object(var fields) = conflict.current else { return .keepCurrent }
+    // Keep every branch's text; the other fields come from the winning branch.
+    var texts: [String] = []
+    for body in [conflict.current] + conflict.others {
+        if case .string(let text)? = body.value(atPath: "text"), !texts.contains(text) { texts.append(text) }
+    }
+    fields["text"] = .string(texts.joined(separator: " | "))
+    return .merge(.object(fields))
+}
+
+// Push the laptop's changes, then pull them on the desktop.
+try await sync("laptop", laptop, configuration)
+try await sync("desktop", desktop, configuration)
+
+// The desktop has the note and its notebook; it edits the note, and the edit goes back.
+guard let copy = try desktop.load(Note.self, note.identifier) else {
+    print("the note did not reach the desktop")
+    exit(1)
+}
+print("desktop: \(copy.title) in \(try copy.notebook.get()?.name ?? "no notebook")")
+copy.text = "eggs, milk"
+try desktop.save(copy)
+try await sync("desktop", desktop, configuration)
+try await sync("laptop", laptop, configuration)
+
+// The laptop still holds its instance at the old revision; refresh reads the pulled one.
+guard let onLaptop = try laptop.refresh(note) else {
+    print("the note is gone from the laptop")
+    exit(1)
+}
+print("laptop: \(onLaptop.text)")
+
+// Offline again, both machines edit the same note.
+onLaptop.text = "eggs, milk, bread"
+try laptop.save(onLaptop)
+copy.text = "eggs, milk, coffee"
+try desktop.save(copy)
+try await sync("laptop", laptop, configuration)
+try await sync("desktop", desktop, configuration)
+
+// The desktop pulled the laptop's edit beside its own and merged them; the laptop pulls the merge.
+try await sync("laptop", laptop, configuration)
+for (machine, store) in [("laptop", laptop), ("desktop", desktop)] {
+    let live = try store.branches(of: note.identifier).filter { !$0.deleted }
+    print("\(machine): \(live.count) live branch, text \(text(try store.snapshot(note.identifier)?.body))")
+}
