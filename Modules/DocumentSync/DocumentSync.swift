@@ -67,8 +67,8 @@ public final class DocumentSync: Sendable {
     /// all its kinds:
     ///
     /// ```swift
-    /// var configuration = DocumentSync.Configuration(address: try PostgresAddress(url: "postgres://app@db.example.com/shapes"),
-    ///                                                kinds: ["Circle", "Square"])
+    /// let address = try PostgresAddress(url: "postgres://app@db.example.com/shapes")
+    /// var configuration = DocumentSync.Configuration(address: address, kinds: ["Circle", "Square"])
     /// configuration.createSchema = false          // a DBA ran DocumentSync.schemaScript()
     /// configuration.pollInterval = .seconds(1)
     /// let sync = try DocumentSync(persistence: store, configuration: configuration)

@@ -39,8 +39,8 @@ extension Persistence {
     ///   - limit: The most entries to return.
     /// - Returns: Up to `limit` entries with greater sequences, in increasing order; empty at the end.
     /// - Throws: ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func changes(since sequence: Int64 = 0, limit: Int = 1000) throws(DocumentStoreError) -> [DocumentChange] {
         try reading { db in
             let select = try StoreStatement(cached: """
@@ -64,8 +64,8 @@ extension Persistence {
     /// A reader that starts now and wants only later changes passes it to ``changes(since:limit:)``.
     ///
     /// - Throws: ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func lastSequence() throws(DocumentStoreError) -> Int64 {
         try reading { db in
             let select = try StoreStatement(cached: "SELECT coalesce(max(sequence), 0) FROM changes", in: db)

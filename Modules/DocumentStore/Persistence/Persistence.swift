@@ -224,13 +224,13 @@ public final class Persistence: Sendable {
     /// - Parameter object: An object this store loaded or saved.
     /// - Returns: The object at the document's current revision, or `nil` when it was deleted.
     /// - Throws: ``DocumentStoreError/unregisteredKind(kind:identifier:)``,
-    ///  ``DocumentStoreError/wrongKind(identifier:expected:found:)``,
-    ///  ``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
-    ///  ``DocumentStoreError/documentRejected(identifier:kind:)``,
-    ///  ``DocumentStoreError/identifierNotStored(kind:identifier:found:)``, whatever `init?(with:from:)` throws;
+    ///   ``DocumentStoreError/wrongKind(identifier:expected:found:)``,
+    ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
+    ///   ``DocumentStoreError/documentRejected(identifier:kind:)``,
+    ///   ``DocumentStoreError/identifierNotStored(kind:identifier:found:)``, whatever `init?(with:from:)` throws;
     ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func refresh<T: Persistable>(_ object: T) throws -> T? {
         let identifier = object.identifier
         guard let row = try readDocument(identifier), !row.deleted else {
@@ -251,8 +251,8 @@ public final class Persistence: Sendable {
     /// - Returns: The identifier, kind, current revision and body, or `nil`.
     /// - Throws: ``DocumentStoreError/malformedJSON(identifier:offset:reason:)`` when the stored body is
     ///   not JSON; ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func snapshot(_ identifier: String) throws(DocumentStoreError) -> DocumentSnapshot? {
         guard let row = try readDocument(identifier), !row.deleted else { return nil }
         return DocumentSnapshot(identifier: identifier, kind: row.kind, revision: row.revision,
@@ -274,9 +274,9 @@ public final class Persistence: Sendable {
     ///   (``DocumentStoreError/unstorableProperty(identifier:kind:property:type:)`` and
     ///   ``DocumentStoreError/invalidValue(identifier:path:reason:)`` from the default one);
     ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
-    ///  ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
-    ///  ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
-    ///  ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable) throws {
         if let context = currentContext() {
             guard context.visit(IdentifierKey(object.identifier)) else { return }
@@ -300,9 +300,9 @@ public final class Persistence: Sendable {
     /// - Throws: ``DocumentStoreError/conflict(_:)`` when the document changed since `object` was loaded
     ///   or saved; ``DocumentStoreError/invalidValue(identifier:path:reason:)`` for a number that is
     ///   not finite; ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
-    ///  ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
-    ///  ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
-    ///  ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
         guard let context = currentContext() else {
             return try save(object, document: .object(json.mapValues { $0.jsonValue }))
@@ -351,9 +351,9 @@ public final class Persistence: Sendable {
     ///   object or holds a number that is not finite; ``DocumentStoreError/conflict(_:)`` when the
     ///   document changed since `object` was loaded or saved;
     ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
-    ///  ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
-    ///  ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
-    ///  ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable, document: JSON) throws {
         let identifier = object.identifier
         guard case .object = document else {
@@ -417,10 +417,11 @@ public final class Persistence: Sendable {
     ///
     /// - Parameter body: The saves and deletes; it runs once, on the caller's thread.
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws (after rolling back); ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
-    ///  ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
-    ///  ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
-    ///  ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
+    /// - Throws: What `body` throws (after rolling back);
+    ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     @discardableResult
     public func transaction<R>(_ body: (Persistence) throws -> R) throws -> R {
         if currentContext() != nil { return try body(self) }

@@ -78,8 +78,8 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name,
     ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)`` for a stored body that is not
     ///   JSON; ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func snapshots() throws(DocumentStoreError) -> [DocumentSnapshot] {
         try persistence.snapshots(try compile(columns: "id, kind, revision, body", ordered: true))
     }
@@ -90,8 +90,8 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     ///
     /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
     ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func identifiers() throws(DocumentStoreError) -> [String] {
         let compiled = try compile(columns: "id", ordered: true)
         return try persistence.reading { db in
@@ -108,8 +108,8 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     ///
     /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
     ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func count() throws(DocumentStoreError) -> Int {
         var compiled = try compile(columns: "1", ordered: limit != nil || offset > 0)
         compiled.sql = "SELECT count(*) FROM (\(compiled.sql))"
@@ -131,8 +131,8 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     ///
     /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
     ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
-    ///  ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
-    ///  when the file cannot be read.
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func explainQueryPlan() throws(DocumentStoreError) -> [String] {
         let compiled = try compile(columns: "id, kind, revision, body", ordered: true)
         return try persistence.reading { db in
