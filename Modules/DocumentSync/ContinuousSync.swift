@@ -4,6 +4,21 @@ import PostgresNIO
 import Synchronization
 
 /// What a continuous replicator is doing, as ``DocumentSync/start()`` reports it.
+///
+/// ```swift
+/// for await status in sync.start() {
+///     switch status {
+///     case .idle(let report): print("up to date: \(report)")
+///     case .offline(let retryIn, let reason): print("offline (\(reason)), retrying in \(retryIn)")
+///     case .error(let error, _): print("failed: \(error)")
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// A synchronization goes ``connecting`` (only when there is no connection), ``pushing``,
+/// ``pulling``, then ``idle(_:)``; a failure is ``offline(retryIn:reason:)`` or
+/// ``error(_:retryIn:)``, and the stream ends with ``stopped``.
 public enum SyncStatus: Sendable, Equatable, CustomStringConvertible {
     /// Opening a connection to the server.
     case connecting
@@ -49,6 +64,19 @@ extension DocumentSync {
     /// ``Configuration/pollInterval``), on every server notification (`LISTEN`), and at least every
     /// ``Configuration/maximumInterval``. Failures are retried with exponential backoff. The stream
     /// reports each step; a second call replaces the first replicator.
+    ///
+    /// ```swift
+    /// let statuses = sync.start()
+    /// Task { for await status in statuses { print(status) } }
+    /// // ... later, at shutdown:
+    /// await sync.stop()
+    /// ```
+    ///
+    /// Nothing is thrown: every failure becomes a ``SyncStatus/offline(retryIn:reason:)`` or
+    /// ``SyncStatus/error(_:retryIn:)`` and is retried. The stream keeps the newest 256 statuses when
+    /// nobody reads it.
+    ///
+    /// - Returns: The replicator's statuses, ending with ``SyncStatus/stopped``.
     public func start() -> AsyncStream<SyncStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task { [self] in
@@ -66,6 +94,9 @@ extension DocumentSync {
     }
 
     /// Stops a continuous replicator and waits until it has (a batch in flight is rolled back or committed whole).
+    ///
+    /// Does nothing when ``start()`` was not called. After it returns, the stream has delivered
+    /// ``SyncStatus/stopped`` and ended.
     public func stop() async {
         let task = continuous.withLock { state in
             let task = state.task

@@ -19,8 +19,21 @@ import Synchronization
 /// generation, then the greater digest), and ``Configuration/conflictResolver`` may merge them.
 public final class DocumentSync: Sendable {
     /// What a conflict resolver sees: a document with more than one live branch.
+    ///
+    /// A replicator hands one to ``Configuration/conflictResolver`` after each pull, for every
+    /// document whose revision tree has more than one branch that is not deleted, and applies the
+    /// ``Resolution`` it returns:
+    ///
+    /// ```swift
+    /// var configuration = DocumentSync.Configuration(address: address)
+    /// configuration.conflictResolver = { conflict in
+    ///     conflict.kind == "Note" ? .keepCurrent : .keepBranches
+    /// }
+    /// ```
     public struct Conflict: Sendable {
+        /// The document's identifier.
         public let identifier: String
+        /// The document's kind, as registered with the store (`Circle`, `Note`).
         public let kind: String
         /// The winning branch's body.
         public let current: JSON
@@ -28,7 +41,15 @@ public final class DocumentSync: Sendable {
         public let others: [JSON]
     }
 
-    /// What to do with a conflict.
+    /// What to do with a conflict, as ``Configuration/conflictResolver`` returns it.
+    ///
+    /// Every resolution but ``keepBranches`` writes to the local store; the next push sends the
+    /// deletions and the merge up (``DocumentSync/run()`` pushes again at once), so the other replicas
+    /// see the conflict end too:
+    ///
+    /// ```swift
+    /// configuration.conflictResolver = { _ in .merge(["tag": "merged"]) }
+    /// ```
     public enum Resolution: Sendable {
         /// Leave the branches (the winner stays the document's value; the others stay in the tree).
         case keepBranches
@@ -41,6 +62,21 @@ public final class DocumentSync: Sendable {
     }
 
     /// How a replicator connects and what it replicates.
+    ///
+    /// Only the address is required; every other setting has a default that suits an app replicating
+    /// all its kinds:
+    ///
+    /// ```swift
+    /// let address = try PostgresAddress(url: "postgres://app@db.example.com/shapes")
+    /// var configuration = DocumentSync.Configuration(address: address, kinds: ["Circle", "Square"])
+    /// configuration.createSchema = false          // a DBA ran DocumentSync.schemaScript()
+    /// configuration.pollInterval = .seconds(1)
+    /// let sync = try DocumentSync(persistence: store, configuration: configuration)
+    /// ```
+    ///
+    /// The schema and the kinds are part of the replication's identity (with the replica and the
+    /// server): change either and the replicator finds no checkpoint of its own, so its next run pushes
+    /// and pulls everything.
     public struct Configuration: Sendable {
         /// The server.
         public var address: PostgresAddress
@@ -66,16 +102,30 @@ public final class DocumentSync: Sendable {
         /// (a network that drops packets without closing the connection); it is then closed and the
         /// sync fails with `.serverUnavailable` (retried by a continuous replicator).
         public var statementTimeout: Duration = .seconds(60)
-        /// Continuous mode: how often to look for local changes, and the longest wait between two pulls
-        /// when no notification arrives (notifications only make pulls sooner).
+        /// Continuous mode: how often to look for local changes not pushed yet (200 ms).
         public var pollInterval: Duration = .milliseconds(200)
+        /// Continuous mode: the longest wait between two pulls when no notification arrives (10 s).
+        ///
+        /// Notifications (`LISTEN`) only make pulls sooner; correctness never depends on them, so
+        /// this bounds how late another replica's push is seen when one is lost.
         public var maximumInterval: Duration = .seconds(10)
-        /// Continuous mode: the first and the longest wait before retrying after a failure.
+        /// Continuous mode: the first wait before retrying after a failure (250 ms); each failure in a
+        /// row doubles it, up to ``maximumBackoff``.
         public var initialBackoff: Duration = .milliseconds(250)
+        /// Continuous mode: the longest wait before retrying after a failure (30 s).
         public var maximumBackoff: Duration = .seconds(30)
         /// Called after a pull for each document with more than one live branch.
         public var conflictResolver: (@Sendable (Conflict) -> Resolution)?
 
+        /// A configuration with every setting at its default but the server, the schema and the kinds.
+        ///
+        /// The schema name is checked when the replicator is made
+        /// (``DocumentSync/init(persistence:configuration:)``), not here.
+        ///
+        /// - Parameters:
+        ///   - address: The PostgreSQL server and the user to log in as.
+        ///   - schema: The server schema that holds the replicated documents; letters, digits and `_`.
+        ///   - kinds: The kinds to replicate, or `nil` for every kind.
         public init(address: PostgresAddress, schema: String = "document_sync", kinds: Set<String>? = nil) {
             self.address = address
             self.schema = schema
@@ -85,8 +135,9 @@ public final class DocumentSync: Sendable {
 
     /// What one synchronization did.
     public struct Report: Sendable, Equatable, CustomStringConvertible {
-        /// Documents sent, and revisions the server did not have among them.
+        /// Documents sent to the server (each with every local revision it may lack).
         public var pushedDocuments = 0
+        /// Revisions sent that the server did not have yet.
         public var pushedRevisions = 0
         /// Revisions received that this store did not have.
         public var pulledRevisions = 0
@@ -107,7 +158,9 @@ public final class DocumentSync: Sendable {
         }
     }
 
+    /// The local store this replicator pushes from and pulls into.
     public let persistence: Persistence
+    /// The server, schema, kinds and timings this replicator was made with.
     public let configuration: Configuration
     let continuous = Mutex(ContinuousState())
     /// The server every synchronization uses, when one was given (``init(persistence:configuration:server:)``);
@@ -115,6 +168,17 @@ public final class DocumentSync: Sendable {
     let givenServer: (any ReplicationServer)?
 
     /// A replicator for `persistence`; nothing connects until ``run()`` or ``start()``.
+    ///
+    /// ```swift
+    /// let store = try Persistence(name: "shapes")
+    /// let sync = try DocumentSync(persistence: store, configuration: .init(address: PostgresAddress(user: "app")))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - persistence: The local store to replicate.
+    ///   - configuration: The server and what to replicate.
+    /// - Throws: ``DocumentSyncError/invalidSchemaName(_:)`` when `configuration.schema` is not a plain
+    ///   identifier.
     public init(persistence: Persistence, configuration: Configuration) throws(DocumentSyncError) {
         guard ServerSchema.isValidName(configuration.schema) else { throw .invalidSchemaName(configuration.schema) }
         self.persistence = persistence
@@ -136,12 +200,43 @@ public final class DocumentSync: Sendable {
     }
 
     /// The SQL that creates the server schema, for a DBA to review and run (then set `createSchema` to false).
+    ///
+    /// ```swift
+    /// print(try DocumentSync.schemaScript(schema: "shapes_sync"))   // pipe it to psql
+    /// ```
+    ///
+    /// - Parameter schema: The schema to create; the same name as ``Configuration/schema``.
+    /// - Returns: The script, in one transaction (`BEGIN` to `COMMIT`); run it in a UTF-8 database.
+    /// - Throws: ``DocumentSyncError/invalidSchemaName(_:)`` when `schema` is not a plain identifier.
     public static func schemaScript(schema: String = "document_sync") throws(DocumentSyncError) -> String {
         guard ServerSchema.isValidName(schema) else { throw .invalidSchemaName(schema) }
         return ServerSchema.script(schema: schema)
     }
 
     /// Synchronizes once: pushes every local change, pulls every server change, resolves conflicts.
+    ///
+    /// ```swift
+    /// let report = try await sync.run()
+    /// print(report)   // "pushed 3 revisions of 3 documents, pulled 12 revisions"
+    /// ```
+    ///
+    /// It connects, pushes from the push checkpoint, pulls from the pull checkpoint, pushes again when
+    /// the resolver merged conflicts, purges the server's expired tombstones, and closes the
+    /// connection. A run that fails or is cancelled part way keeps every batch it finished: the next
+    /// run resumes after it.
+    ///
+    /// - Returns: What was pushed, pulled, resolved and purged.
+    /// - Throws:
+    ///   ``DocumentSyncError/serverUnavailable(address:cause:)`` (the server is down or the connection
+    ///   broke), ``DocumentSyncError/authenticationFailed(address:user:cause:)``,
+    ///   ``DocumentSyncError/serverSchemaMissing(schema:)`` (with ``Configuration/createSchema`` off),
+    ///   ``DocumentSyncError/serverSchemaNewer(schema:found:supported:)``,
+    ///   ``DocumentSyncError/serverEncoding(database:found:)``,
+    ///   ``DocumentSyncError/server(sqlState:message:)`` (a statement failed),
+    ///   ``DocumentSyncError/invalidRevision(identifier:revision:reason:)`` (a pulled revision does not
+    ///   match its digest),
+    ///   ``DocumentSyncError/local(_:)`` (the local store failed) and ``DocumentSyncError/cancelled``
+    ///   (the task was cancelled). ``DocumentSyncError/isTransient`` says which are worth retrying.
     @discardableResult
     public func run() async throws(DocumentSyncError) -> Report {
         try await withServer { server in try await run(try Replication.prepare(self, server), status: nil) }
@@ -149,6 +244,17 @@ public final class DocumentSync: Sendable {
 
     /// Only sends the local changes (no pull): for a replica that writes and never reads others' changes,
     /// and to measure each direction alone.
+    ///
+    /// - Returns: What was pushed (the pull counts stay zero).
+    /// - Throws:
+    ///   ``DocumentSyncError/serverUnavailable(address:cause:)`` (the server is down or the connection
+    ///   broke), ``DocumentSyncError/authenticationFailed(address:user:cause:)``,
+    ///   ``DocumentSyncError/serverSchemaMissing(schema:)`` (with ``Configuration/createSchema`` off),
+    ///   ``DocumentSyncError/serverSchemaNewer(schema:found:supported:)``,
+    ///   ``DocumentSyncError/serverEncoding(database:found:)``,
+    ///   ``DocumentSyncError/server(sqlState:message:)`` (a statement failed),
+    ///   ``DocumentSyncError/local(_:)`` (the local store failed) and ``DocumentSyncError/cancelled``
+    ///   (the task was cancelled). ``DocumentSyncError/isTransient`` says which are worth retrying.
     @discardableResult
     public func push() async throws(DocumentSyncError) -> Report {
         try await withServer { server in
@@ -160,6 +266,21 @@ public final class DocumentSync: Sendable {
     }
 
     /// Only receives the server's changes (no push), resolving conflicts when a resolver is set.
+    ///
+    /// A merge the resolver returns is saved locally and goes up with the next push.
+    ///
+    /// - Returns: What was pulled, resolved and purged locally (the push counts stay zero).
+    /// - Throws:
+    ///   ``DocumentSyncError/serverUnavailable(address:cause:)`` (the server is down or the connection
+    ///   broke), ``DocumentSyncError/authenticationFailed(address:user:cause:)``,
+    ///   ``DocumentSyncError/serverSchemaMissing(schema:)`` (with ``Configuration/createSchema`` off),
+    ///   ``DocumentSyncError/serverSchemaNewer(schema:found:supported:)``,
+    ///   ``DocumentSyncError/serverEncoding(database:found:)``,
+    ///   ``DocumentSyncError/server(sqlState:message:)`` (a statement failed),
+    ///   ``DocumentSyncError/invalidRevision(identifier:revision:reason:)`` (a pulled revision does not
+    ///   match its digest),
+    ///   ``DocumentSyncError/local(_:)`` (the local store failed) and ``DocumentSyncError/cancelled``
+    ///   (the task was cancelled). ``DocumentSyncError/isTransient`` says which are worth retrying.
     @discardableResult
     public func pull() async throws(DocumentSyncError) -> Report {
         try await withServer { server in

@@ -5,6 +5,16 @@ import PostgresNIO
 /// Why a synchronization failed. Each case says what and where; ``isTransient`` says whether trying
 /// again later can help (a continuous replicator retries those with backoff, and goes on retrying the
 /// others too, but reports them as errors rather than as being offline).
+///
+/// ```swift
+/// do {
+///     try await sync.run()
+/// } catch let error where error.isTransient {
+///     print("try again later: \(error)")              // server down, deadlock, store busy
+/// } catch {
+///     print("synchronization failed: \(error)")       // bad address, password, schema...
+/// }
+/// ```
 public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server address is not a `postgres://` URL this library understands.
     case invalidAddress(String)

@@ -3,8 +3,24 @@ import Foundation
 /// Where the PostgreSQL server is and who to log in as. The password is never required in the
 /// address: it comes from ``password`` (the API), else `PGPASSWORD`, else `PGPASSFILE` or
 /// `~/.pgpass` (read only when it is not readable by others, as libpq does).
+///
+/// Parse one from a URL, or build it from its parts:
+///
+/// ```swift
+/// let address = try PostgresAddress(url: "postgres://app@db.example.com:5433/shapes?sslmode=require")
+/// let local = PostgresAddress(user: "app", database: "shapes")   // 127.0.0.1:5432, no TLS
+/// print(address)   // "postgres://app@db.example.com:5433/shapes" (never the password)
+/// ```
 public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     /// How the connection uses TLS.
+    ///
+    /// libpq's `sslmode` values map onto these three: `allow` reads as ``disable``, `verify-ca` and
+    /// `verify-full` as ``require``:
+    ///
+    /// ```swift
+    /// var address = PostgresAddress(host: "db.example.com", user: "app")
+    /// address.tls = .require
+    /// ```
     public enum TLSMode: String, Sendable, Equatable {
         /// Never (loopback and trusted networks).
         case disable
@@ -14,14 +30,28 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         case require
     }
 
+    /// The server's host name or IP address.
     public var host: String
+    /// The server's TCP port (5432 unless the URL names another).
     public var port: Int
+    /// The PostgreSQL role to log in as.
     public var user: String
+    /// The database that holds the replication schema.
     public var database: String
     /// A password given through the API (or in the URL); `nil` to look it up as libpq does.
     public var password: String?
+    /// Whether the connection uses TLS (``TLSMode/disable`` by default: loopback).
     public var tls: TLSMode
 
+    /// An address from its parts, with libpq's defaults for the ones left out.
+    ///
+    /// - Parameters:
+    ///   - host: The server's host name or IP address.
+    ///   - port: The server's TCP port.
+    ///   - user: The role to log in as.
+    ///   - database: The database that holds the replication schema.
+    ///   - password: The password, or `nil` to look it up as ``resolvedPassword(environment:)`` does.
+    ///   - tls: Whether the connection uses TLS.
     public init(host: String = "127.0.0.1", port: Int = 5432, user: String, database: String = "postgres",
                 password: String? = nil, tls: TLSMode = .disable) {
         self.host = host
@@ -34,6 +64,20 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `postgres://user[:password]@host[:port][/database][?sslmode=disable|prefer|require]`
     /// (also `postgresql://`). The user defaults to `$PGUSER`, then `$USER`.
+    ///
+    /// The database defaults to the user's name, the port to 5432, TLS to ``TLSMode/disable``.
+    /// `sslmode` also accepts libpq's `allow`, `verify-ca` and `verify-full` (see ``TLSMode``).
+    ///
+    /// ```swift
+    /// let address = try PostgresAddress(url: "postgres://app@127.0.0.1/shapes")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - text: The URL.
+    ///   - environment: Where `PGUSER` and `USER` are read; the process's environment by default.
+    /// - Throws: ``DocumentSyncError/invalidAddress(_:)`` when `text` is not a `postgres://` or
+    ///   `postgresql://` URL, has no host, or has a query parameter other than a known `sslmode`
+    ///   (the password is masked in the message).
     public init(url text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(DocumentSyncError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme,
               scheme == "postgres" || scheme == "postgresql" else {
@@ -60,6 +104,14 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
     /// The password to use: ``password``, else `PGPASSWORD`, else the first matching `.pgpass` line.
+    ///
+    /// The `.pgpass` file is `PGPASSFILE`, else `~/.pgpass`; it is ignored when its group or others may
+    /// read it. A line matches when each of its host, port, database and user fields is this address's
+    /// or `*`.
+    ///
+    /// - Parameter environment: Where `PGPASSWORD`, `PGPASSFILE` and `HOME` are read; the process's
+    ///   environment by default.
+    /// - Returns: The password, or `nil` when none is found (the server may not need one).
     public func resolvedPassword(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let password { return password }
         if let fromEnvironment = environment["PGPASSWORD"] { return fromEnvironment }

@@ -35,14 +35,31 @@ public final class Computed<Value>: @unchecked Sendable {
         public var environment: Environment { Environment() }
 
         /// Reads the computed environment by the properties declared on ``ComputedEnvironmentValues``.
+        ///
+        /// ```swift
+        /// let price = Computed { context in context.environment.catalog.prices["tea"] ?? 0 }
+        /// ```
         @dynamicMemberLookup
         public struct Environment {
+            /// The value of a property declared on ``ComputedEnvironmentValues`` (`context.environment.catalog`),
+            /// read under the environment's lock.
             public subscript<T: ComputedEnvironmentKey>(dynamicMember keyPath: KeyPath<ComputedEnvironmentValues, T>) -> T {
                 StateGraphGlobal.computedEnvironmentValues.withLock { $0[keyPath: keyPath] }
             }
         }
 
         /// Runs `body` without recording what it reads: the node does not depend on those reads.
+        ///
+        /// ```swift
+        /// let label = Computed { context in
+        ///     let unit = context.withoutTracking { settings.unit }   // a change of unit does not recompute
+        ///     return "\(distance.wrappedValue) \(unit)"
+        /// }
+        /// ```
+        ///
+        /// - Parameter body: The reads that must not become dependencies.
+        /// - Returns: What `body` returns.
+        /// - Throws: What `body` throws.
         public func withoutTracking<R>(_ body: () throws -> R) rethrows -> R {
             let thread = EvaluationThread.current
             let saved = thread.reader
@@ -119,7 +136,9 @@ public final class Computed<Value>: @unchecked Sendable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - rule: Computes the value; every node it reads becomes a dependency.
-    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     @inlinable
     public convenience init(name: String = "computed", _ rule: @escaping @Sendable (inout Context) -> Value,
                             file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {

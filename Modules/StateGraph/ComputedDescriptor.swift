@@ -10,6 +10,7 @@
 /// let total = Computed(descriptor: Total(price: price, quantity: quantity))
 /// ```
 public protocol ComputedDescriptor<Value>: Sendable {
+    /// The type of the node's value.
     associatedtype Value
 
     /// Computes the value; every node it reads becomes a dependency.

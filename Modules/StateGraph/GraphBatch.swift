@@ -15,6 +15,10 @@ import PlistCodec
 /// ```
 ///
 /// Batches are per thread: writes on another thread are not part of this one.
+///
+/// - Parameter body: The writes; a batch inside it joins this one.
+/// - Returns: What `body` returns.
+/// - Throws: What `body` throws; the writes it made before throwing stay, and observers are told of them.
 public func withGraphBatch<T>(_ body: () throws -> T) rethrows -> T {
     let thread = EvaluationThread.current
     if let batch = thread.batch {

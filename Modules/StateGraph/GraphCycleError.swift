@@ -40,6 +40,10 @@ public struct GraphCycleError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// Where computed nodes report the cycles their getters cannot throw.
+///
+/// ```swift
+/// GraphCycleErrors.handler = { cycle in assertionFailure("\(cycle)") }   // fail fast in debug builds
+/// ```
 public enum GraphCycleErrors {
     /// The hub itself (FileStorageKit's `ErrorReports`, as every store's): also offers `stream()`.
     public static let reports = ErrorReports<GraphCycleError>(label: "StateGraph")

@@ -5,6 +5,13 @@ import Foundation
 ///
 /// A setter cannot throw, so these are not thrown: the node keeps its value in memory, remembers the
 /// error (`Stored.storageError`), and reports it to `GraphStorageErrors.handler`.
+///
+/// ```swift
+/// model.$theme.wrappedValue = "dark"
+/// if let error = model.$theme.storageError, error.fileError != nil {
+///     print("not saved: \(error)")   // the value is kept in memory meanwhile
+/// }
+/// ```
 public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
     /// What was being done.
     public enum Operation: String, Sendable {
@@ -44,6 +51,10 @@ public struct GraphStorageError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Where stored nodes report the errors their setters cannot throw.
+///
+/// ```swift
+/// GraphStorageErrors.handler = { error in logger.error("\(error)") }   // instead of standard error
+/// ```
 public enum GraphStorageErrors {
     /// The hub itself (FileStorageKit's `ErrorReports`, as every store's): also offers `stream()`.
     public static let reports = ErrorReports<GraphStorageError>(label: "StateGraph")

@@ -67,7 +67,9 @@ public final class Stored<Value>: @unchecked Sendable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
-    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, value: wrappedValue, isEqual: nil, binding: nil, location: SourceLocation(file: file, line: line, column: column))
     }
@@ -229,6 +231,10 @@ public final class Stored<Value>: @unchecked Sendable {
     }
 
     /// swift-state-graph's former name of ``unsafeModify(_:)``.
+    ///
+    /// - Parameter body: Changes the value in place.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     @available(*, deprecated, renamed: "unsafeModify")
     @discardableResult
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
@@ -309,6 +315,9 @@ extension Stored where Value: Equatable {
     /// - Parameters:
     ///   - name: A name for descriptions.
     ///   - wrappedValue: The initial value.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     @inlinable // So the comparison is made for the client's type, not through a generic witness.
     public convenience init(name: String = "stored", wrappedValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, value: wrappedValue, isEqual: { $0 == $1 }, binding: nil, location: SourceLocation(file: file, line: line, column: column))

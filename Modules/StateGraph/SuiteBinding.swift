@@ -251,7 +251,9 @@ extension Stored where Value: Codable {
     ///   - name: A name for descriptions.
     ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
     ///   - defaultValue: The value while the suite holds none for the key.
-    ///   - file, line, column: Where the node is made (``NodeInfo/sourceLocation``); leave the defaults.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: nil, location: SourceLocation(file: file, line: line, column: column))
     }
@@ -300,6 +302,9 @@ extension Stored where Value: Codable & Equatable {
     ///   - name: A name for descriptions.
     ///   - backing: `.memory`, `.userDefaults(key:)` or `.userDefaults(suite:key:)`.
     ///   - defaultValue: The value while the suite holds none for the key.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: { $0 == $1 }, location: SourceLocation(file: file, line: line, column: column))
     }

@@ -40,11 +40,23 @@ public protocol Persistable: AnyObject {
     /// Builds the object from its stored JSON; `nil` when the JSON lacks what the object needs.
     ///
     /// ``PropertyReader`` reads what the default ``save(to:)`` wrote.
+    ///
+    /// - Parameters:
+    ///   - json: The document's body.
+    ///   - persistence: The store it is loaded from: load related objects through it.
+    /// - Throws: Any error, to fail the load: the caller of ``Persistence/load(_:)`` gets it as it is.
+    ///   ``PropertyReader`` throws ``DocumentStoreError/unreadableProperty(identifier:property:expected:found:)``
+    ///   and ``DocumentStoreError/missingDocument(identifier:kind:)``.
     init?(with json: JSON, from persistence: Persistence) throws
     /// Saves the object: calls `to.save(self, json: [...])`, after saving the objects it refers to.
     ///
     /// The default implementation saves the object's stored properties, found by reflection
     /// (``Persistence/saveStoredProperties(of:)``), renamed or skipped by ``propertyMapping``.
+    ///
+    /// - Parameter to: The store that is saving: save the object and the objects it refers to through it.
+    /// - Throws: Any error, to roll back the whole save (nothing is written); what
+    ///   `to.save(self, json:)` and the other `save` calls throw,
+    ///   ``DocumentStoreError/conflict(_:)`` among them.
     func save(to: Persistence) throws
     /// How the default ``save(to:)`` names the stored properties: a property mapped to a name is
     /// saved under that name, one mapped to `nil` is not saved, and any other keeps its own name.
@@ -75,6 +87,11 @@ extension Persistable {
     public var propertyMapping: [String: String?] { defaultPropertyMapping }
 
     /// Saves the stored properties: ``Persistence/saveStoredProperties(of:)``.
+    ///
+    /// - Parameter to: The store that is saving the object.
+    /// - Throws: What ``Persistence/saveStoredProperties(of:)`` throws:
+    ///   ``DocumentStoreError/unstorableProperty(identifier:kind:property:type:)`` for a property with no
+    ///   JSON form, ``DocumentStoreError/invalidValue(identifier:path:reason:)``, and what saving throws.
     public func save(to: Persistence) throws {
         try to.saveStoredProperties(of: self)
     }
@@ -97,10 +114,24 @@ extension Persistable {
 public protocol CodablePersistable: Persistable, Codable {}
 
 extension CodablePersistable {
+    /// Decodes the object from its stored JSON with its `Decodable` initializer.
+    ///
+    /// Never returns `nil`: a document that does not decode throws instead.
+    ///
+    /// - Parameters:
+    ///   - json: The document's body.
+    ///   - persistence: The store it is loaded from (unused: a `Codable` object holds no relationships
+    ///     loaded through the store).
+    /// - Throws: `DecodingError` when the body does not match the type (a missing key, another type).
     public init?(with json: JSON, from persistence: Persistence) throws {
         try self.init(from: JSONValueDecoder(json))
     }
 
+    /// Saves the object's `Encodable` form as its document's body.
+    ///
+    /// - Parameter to: The store that is saving the object.
+    /// - Throws: `EncodingError` from Foundation's `JSONEncoder` (a number that is not finite, among
+    ///   others); what ``Persistence/save(_:document:)`` throws.
     public func save(to: Persistence) throws {
         try to.save(self, document: try JSONBridge.encode(self))
     }

@@ -84,12 +84,25 @@ public struct PropertyReader {
 
     /// The object an optional relationship property refers to: `nil` when the property is missing or
     /// `null`; a document that is gone is ``DocumentStoreError/missingDocument(identifier:kind:)``.
+    ///
+    /// - Parameter property: The property's name (stored under its mapped key).
+    /// - Returns: The loaded object, or `nil`.
+    /// - Throws: ``DocumentStoreError/missingDocument(identifier:kind:)`` when the document it names is
+    ///   gone, ``DocumentStoreError/unreadableProperty(identifier:property:expected:found:)`` when the
+    ///   property is not an identifier, and what ``Persistence/load(_:)`` throws.
     public func object<T: Persistable>(_ property: String) throws -> T? {
         guard let stored = try field(property, expecting: T.self), stored != .null else { return nil }
         return try load(stored, property: property, path: property)
     }
 
     /// The objects an array-of-relationships property refers to, in order.
+    ///
+    /// - Parameter property: The property's name (stored under its mapped key).
+    /// - Returns: One object per stored identifier.
+    /// - Throws: ``DocumentStoreError/unreadableProperty(identifier:property:expected:found:)`` when the
+    ///   property is missing or not an array of identifiers,
+    ///   ``DocumentStoreError/missingDocument(identifier:kind:)`` when a document it names is gone, and
+    ///   what ``Persistence/load(_:)`` throws.
     public func objects<T: Persistable>(_ property: String) throws -> [T] {
         guard case .array(let items)? = try field(property, expecting: [T].self) else {
             throw mismatch(property, [T].self, try field(property, expecting: [T].self))
@@ -100,6 +113,15 @@ public struct PropertyReader {
     }
 
     /// A relationship property as a ``Lazy``, loaded on first use; empty when missing or `null`.
+    ///
+    /// ```swift
+    /// owner = try stored.lazy("owner")   // nothing is loaded until owner.get()
+    /// ```
+    ///
+    /// - Parameter property: The property's name (stored under its mapped key).
+    /// - Returns: A ``Lazy`` holding the stored identifier.
+    /// - Throws: ``DocumentStoreError/unreadableProperty(identifier:property:expected:found:)`` when the
+    ///   property holds something other than a string or `null`.
     public func lazy<T: Persistable>(_ property: String) throws(DocumentStoreError) -> Lazy<T> {
         guard let stored = try field(property, expecting: T.self), stored != .null else {
             return Lazy(identifier: nil, in: persistence)

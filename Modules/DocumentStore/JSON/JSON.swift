@@ -10,12 +10,20 @@ import Foundation
 /// let side: Double? = "side" <~~ json
 /// ```
 public enum JSON: Sendable, Hashable {
+    /// JSON `null`; a query compares it as SQL `NULL`, as it does a missing field.
     case null
+    /// `true` or `false`; SQLite's JSON functions see 1 or 0.
     case bool(Bool)
+    /// A number written without a fraction or exponent that fits `Int64`.
     case integer(Int64)
+    /// Any other number; always finite (saving NaN or an infinity is
+    /// ``DocumentStoreError/invalidValue(identifier:path:reason:)``).
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSON])
+    /// An object; its keys are unordered here and sorted in the canonical text.
     case object([String: JSON])
 
     /// The value under `key` when this is an object; `nil` otherwise or when there is none.

@@ -5,12 +5,32 @@ import Foundation
 /// Booleans, integers, floating-point numbers, strings, `JSON` itself, optionals (`nil` stores
 /// `null`), arrays and string-keyed dictionaries of these, `Date` (ISO 8601 text with milliseconds),
 /// `URL` (its absolute string) and `UUID` (its string) conform.
+///
+/// Conform a type of your own to store it as a field value:
+///
+/// ```swift
+/// enum Color: String { case red, blue }
+/// extension Color: JSONRepresentable {
+///     var jsonValue: JSON { .string(rawValue) }
+/// }
+/// try to.save(self, json: ["color": color])
+/// ```
 public protocol JSONRepresentable {
     /// The value as JSON.
     var jsonValue: JSON { get }
 }
 
 /// A value that can be read from a document field with `<~~`.
+///
+/// ```swift
+/// extension Color: JSONDecodable {
+///     init?(json: JSON) {
+///         guard case .string(let name) = json else { return nil }
+///         self.init(rawValue: name)
+///     }
+/// }
+/// let color: Color? = "color" <~~ json
+/// ```
 public protocol JSONDecodable {
     /// The value for `json`, or `nil` when `json` holds something else.
     init?(json: JSON)

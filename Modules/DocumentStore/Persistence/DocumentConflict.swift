@@ -2,6 +2,16 @@ import Foundation
 
 /// Both sides of a refused save: the revision the object was based on and what it tried to write,
 /// and the document's current revision and body.
+///
+/// ``DocumentStoreError/conflict(_:)`` carries one:
+///
+/// ```swift
+/// do {
+///     try persistence.save(counter)
+/// } catch DocumentStoreError.conflict(let conflict) {
+///     print("\(conflict.identifier) is at \(conflict.currentRevision) now:", conflict.current ?? "deleted")
+/// }
+/// ```
 public struct DocumentConflict: Sendable, Equatable, CustomStringConvertible {
     /// The document's identifier.
     public let identifier: String

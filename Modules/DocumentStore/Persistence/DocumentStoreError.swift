@@ -2,6 +2,19 @@ import Foundation
 
 /// Everything DocumentStore reports: what failed, where, and why. Nothing is changed when one is thrown
 /// from a save or a transaction: it rolled back whole.
+///
+/// Most operations throw it typed (`throws(DocumentStoreError)`); the ones that run your
+/// `init?(with:from:)` or `save(to:)` throw `any Error`: this, or what that code of yours throws:
+///
+/// ```swift
+/// do {
+///     try persistence.save(shape)
+/// } catch DocumentStoreError.conflict(let conflict) {
+///     // reload with persistence.refresh(_:) and try again
+/// } catch DocumentStoreError.busyTimeout(let file, let seconds) {
+///     // another process held the write lock of file for more than seconds
+/// }
+/// ```
 public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database could not be opened or created (a read-only folder, a full disk): the file and why.
     case cannotOpen(file: String, cause: String)

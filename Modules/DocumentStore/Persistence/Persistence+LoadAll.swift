@@ -11,6 +11,11 @@ extension Persistence {
     /// Nothing is read or built until the first element is asked for; each iteration reads one
     /// snapshot (see ``DocumentSequence`` for what it sees while others write, and for errors). An
     /// object alive in the identity map is returned as is, as ``load(_:)`` would.
+    ///
+    /// - Parameter kind: The class whose documents to read.
+    /// - Returns: A sequence that reads as it is iterated.
+    /// - Throws: ``DocumentStoreError/databaseDeleted(file:)`` when the store was deleted; errors met while
+    ///   iterating end the iteration and are in ``DocumentSequence/failure``.
     public func loadAll<T: Persistable>(kind: T.Type) throws(DocumentStoreError) -> DocumentSequence<T> {
         try loadAll(kind: kind, pageSize: 256)
     }
@@ -23,6 +28,10 @@ extension Persistence {
 
     /// Every document of `kind`'s kind and its registered subclasses' kinds, built now, in identifier
     /// order, from one read: the eager form of ``loadAll(kind:)``, which throws instead of ending early.
+    ///
+    /// - Parameter kind: The class whose documents to read.
+    /// - Returns: Every object, the ones alive in the identity map as they are.
+    /// - Throws: What ``DocumentQuery/fetch()`` throws.
     public func loadAllAtOnce<T: Persistable>(kind: T.Type) throws -> [T] {
         try query(kind).sorted(by: .identifier).fetch()
     }

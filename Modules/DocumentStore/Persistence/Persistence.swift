@@ -86,17 +86,39 @@ public final class Persistence: Sendable {
     package func checkForOtherProcessesCommits() { hub.checkNow() }
 
     /// Opens the store `<name>.sqlite` in the application-support folder of `appName` (`name` when nil).
+    ///
+    /// ```swift
+    /// let persistence = try Persistence(name: "Shapes", appName: "shapes")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The file's name without `.sqlite`.
+    ///   - appName: The application folder's name; `name` when `nil`.
+    ///   - directories: Where the application-support folder is; the platform's when `nil`.
+    /// - Throws: What ``init(configuration:)`` throws.
     public convenience init(name: String, appName: String? = nil, directories: AppDirectories? = nil) throws(DocumentStoreError) {
         try self.init(configuration: PersistenceConfiguration(name: name, appName: appName, directories: directories))
     }
 
     /// Opens the store named `databaseName`, as ``init(name:appName:directories:)`` does: Dali's
     /// `Persistence(databaseName:)` (which could return `nil`; this throws instead).
+    ///
+    /// - Parameters:
+    ///   - databaseName: The file's name without `.sqlite`, also the application folder's name.
+    ///   - directories: Where the application-support folder is; the platform's when `nil`.
+    /// - Throws: What ``init(configuration:)`` throws.
     public convenience init(databaseName: String, directories: AppDirectories? = nil) throws(DocumentStoreError) {
         try self.init(name: databaseName, directories: directories)
     }
 
     /// Opens the store in the file `url`.
+    ///
+    /// ```swift
+    /// let persistence = try Persistence(url: URL(fileURLWithPath: "/tmp/shapes.sqlite"))
+    /// ```
+    ///
+    /// - Parameter url: The database file; its folder is created when missing.
+    /// - Throws: What ``init(configuration:)`` throws.
     public convenience init(url: URL) throws(DocumentStoreError) {
         try self.init(configuration: PersistenceConfiguration(url: url))
     }
@@ -133,7 +155,11 @@ public final class Persistence: Sendable {
     ///   `T` (or a subclass), ``DocumentStoreError/unregisteredKind(kind:identifier:)``,
     ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
     ///   ``DocumentStoreError/documentRejected(identifier:kind:)`` when `init?(with:from:)` returns nil,
-    ///   and whatever `init?(with:from:)` throws.
+    ///   ``DocumentStoreError/identifierNotStored(kind:identifier:found:)``,
+    ///   ``DocumentStoreError/cyclicLoad(identifier:)`` (a cycle of eager loads), and whatever
+    ///   `init?(with:from:)` throws; ``DocumentStoreError/busyTimeout(file:seconds:)``,
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)``
+    ///   or ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be read.
     public func load<T: Persistable>(_ identifier: String?) throws -> T? {
         guard let identifier else { return nil }
         let key = IdentifierKey(identifier)
@@ -147,6 +173,12 @@ public final class Persistence: Sendable {
     }
 
     /// ``load(_:)`` with the type spelled out: `try persistence.load(Circle.self, id)`.
+    ///
+    /// - Parameters:
+    ///   - type: The class to load as; a document of a registered subclass's kind loads as that subclass.
+    ///   - identifier: The document's identifier; `nil` gives `nil`.
+    /// - Returns: The object, or `nil` when there is no such document.
+    /// - Throws: What ``load(_:)`` throws.
     public func load<T: Persistable>(_ type: T.Type, _ identifier: String?) throws -> T? {
         try load(identifier)
     }
@@ -177,6 +209,28 @@ public final class Persistence: Sendable {
     /// A fresh instance of the document `object` was loaded from, at its current revision; `object`
     /// itself when that is still the revision it has. The new instance replaces `object` in the
     /// identity map (saving `object` afterwards is a conflict). `nil` when the document was deleted.
+    ///
+    /// ```swift
+    /// counter.value += 1
+    /// do {
+    ///     try persistence.save(counter)
+    /// } catch DocumentStoreError.conflict {
+    ///     guard let fresh = try persistence.refresh(counter) else { return }   // deleted meanwhile
+    ///     fresh.value += 1
+    ///     try persistence.save(fresh)
+    /// }
+    /// ```
+    ///
+    /// - Parameter object: An object this store loaded or saved.
+    /// - Returns: The object at the document's current revision, or `nil` when it was deleted.
+    /// - Throws: ``DocumentStoreError/unregisteredKind(kind:identifier:)``,
+    ///   ``DocumentStoreError/wrongKind(identifier:expected:found:)``,
+    ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
+    ///   ``DocumentStoreError/documentRejected(identifier:kind:)``,
+    ///   ``DocumentStoreError/identifierNotStored(kind:identifier:found:)``, whatever `init?(with:from:)` throws;
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func refresh<T: Persistable>(_ object: T) throws -> T? {
         let identifier = object.identifier
         guard let row = try readDocument(identifier), !row.deleted else {
@@ -189,6 +243,16 @@ public final class Persistence: Sendable {
 
     /// The stored document for `identifier`, as JSON, without building an object; `nil` when there is
     /// none or it is deleted.
+    ///
+    /// Unlike an object, a snapshot is `Sendable` and registers nothing: it works for kinds this
+    /// process has no type for.
+    ///
+    /// - Parameter identifier: The document's identifier.
+    /// - Returns: The identifier, kind, current revision and body, or `nil`.
+    /// - Throws: ``DocumentStoreError/malformedJSON(identifier:offset:reason:)`` when the stored body is
+    ///   not JSON; ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func snapshot(_ identifier: String) throws(DocumentStoreError) -> DocumentSnapshot? {
         guard let row = try readDocument(identifier), !row.deleted else { return nil }
         return DocumentSnapshot(identifier: identifier, kind: row.kind, revision: row.revision,
@@ -206,7 +270,13 @@ public final class Persistence: Sendable {
     ///
     /// - Throws: ``DocumentStoreError/conflict(_:)`` when an object was changed elsewhere since it was
     ///   loaded or saved (``refresh(_:)`` it and try again), or when a new object reuses the identifier
-    ///   of an existing document.
+    ///   of an existing document; whatever `object`'s `save(to:)` throws
+    ///   (``DocumentStoreError/unstorableProperty(identifier:kind:property:type:)`` and
+    ///   ``DocumentStoreError/invalidValue(identifier:path:reason:)`` from the default one);
+    ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable) throws {
         if let context = currentContext() {
             guard context.visit(IdentifierKey(object.identifier)) else { return }
@@ -221,6 +291,18 @@ public final class Persistence: Sendable {
     /// ```swift
     /// try to.save(self, json: ["left": left.identifier, "right": right.identifier])
     /// ```
+    ///
+    /// Outside a transaction it starts one, as ``save(_:)`` does.
+    ///
+    /// - Parameters:
+    ///   - object: The object whose document this is; its `identifier` names the document.
+    ///   - json: The body's fields.
+    /// - Throws: ``DocumentStoreError/conflict(_:)`` when the document changed since `object` was loaded
+    ///   or saved; ``DocumentStoreError/invalidValue(identifier:path:reason:)`` for a number that is
+    ///   not finite; ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable, json: [String: any JSONRepresentable]) throws {
         guard let context = currentContext() else {
             return try save(object, document: .object(json.mapValues { $0.jsonValue }))
@@ -247,11 +329,31 @@ public final class Persistence: Sendable {
 
     /// Writes `object`'s document with the fields of `json`, a JSON object (such as Gloss's `jsonify`
     /// gives): what `save(to:)` calls.
+    ///
+    /// - Parameters:
+    ///   - object: The object whose document this is.
+    ///   - json: The body: a JSON object.
+    /// - Throws: What ``save(_:document:)`` throws.
     public func save(_ object: some Persistable, json: JSON) throws {
         try save(object, document: json)
     }
 
     /// Writes `object`'s document with the body `document`, which must be a JSON object.
+    ///
+    /// ```swift
+    /// try to.save(self, document: ["radius": .double(radius)])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: The object whose document this is.
+    ///   - document: The body.
+    /// - Throws: ``DocumentStoreError/invalidValue(identifier:path:reason:)`` when `document` is not an
+    ///   object or holds a number that is not finite; ``DocumentStoreError/conflict(_:)`` when the
+    ///   document changed since `object` was loaded or saved;
+    ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func save(_ object: some Persistable, document: JSON) throws {
         let identifier = object.identifier
         guard case .object = document else {
@@ -285,7 +387,10 @@ public final class Persistence: Sendable {
     /// replicas see). Loading the identifier then gives `nil`.
     ///
     /// - Throws: ``DocumentStoreError/conflict(_:)`` when the document changed since `object` was
-    ///   loaded or saved.
+    ///   loaded or saved; ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)``
+    ///   or ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     public func delete(_ object: some Persistable) throws {
         if let context = currentContext() {
             try context.put(object, key: IdentifierKey(object.identifier), kind: type(of: object).kind, text: "{}",
@@ -302,6 +407,21 @@ public final class Persistence: Sendable {
     /// instance. What it saves, loads and refreshes enters the identity map only when it commits: after
     /// a rollback no instance of a document it wrote is served, and saved objects keep the revisions
     /// they had before it.
+    ///
+    /// ```swift
+    /// try persistence.transaction { persistence in
+    ///     try persistence.delete(oldCircle)
+    ///     try persistence.save(newCircle)
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The saves and deletes; it runs once, on the caller's thread.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws (after rolling back);
+    ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)`` or
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     @discardableResult
     public func transaction<R>(_ body: (Persistence) throws -> R) throws -> R {
         if currentContext() != nil { return try body(self) }

@@ -55,6 +55,14 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     }
 
     /// The matching objects, through the identity map (an object already alive is returned as is).
+    ///
+    /// - Returns: The objects, in the query's order.
+    /// - Throws: What ``snapshots()`` throws, and, while building an object,
+    ///   ``DocumentStoreError/unregisteredKind(kind:identifier:)``,
+    ///   ``DocumentStoreError/wrongKind(identifier:expected:found:)``,
+    ///   ``DocumentStoreError/documentRejected(identifier:kind:)``,
+    ///   ``DocumentStoreError/identifierNotStored(kind:identifier:found:)`` or whatever
+    ///   `init?(with:from:)` throws.
     public func fetch() throws -> [T] {
         try snapshots().map { snapshot in
             if let cached = persistence.cachedObject(snapshot.identifier), let typed = cached as? T { return typed }
@@ -65,11 +73,25 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     }
 
     /// The matching documents as JSON (`Sendable`: for other threads, and what live queries emit).
+    ///
+    /// - Returns: The snapshots, in the query's order.
+    /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name,
+    ///   ``DocumentStoreError/malformedJSON(identifier:offset:reason:)`` for a stored body that is not
+    ///   JSON; ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func snapshots() throws(DocumentStoreError) -> [DocumentSnapshot] {
         try persistence.snapshots(try compile(columns: "id, kind, revision, body", ordered: true))
     }
 
     /// The matching identifiers, in order.
+    ///
+    /// Reads no bodies: the cheapest way to know which documents match.
+    ///
+    /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func identifiers() throws(DocumentStoreError) -> [String] {
         let compiled = try compile(columns: "id", ordered: true)
         return try persistence.reading { db in
@@ -83,6 +105,11 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     }
 
     /// How many documents match (ignoring the order; honouring limit and offset).
+    ///
+    /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func count() throws(DocumentStoreError) -> Int {
         var compiled = try compile(columns: "1", ordered: limit != nil || offset > 0)
         compiled.sql = "SELECT count(*) FROM (\(compiled.sql))"
@@ -95,6 +122,17 @@ public struct DocumentQuery<T: Persistable>: Sendable {
     }
 
     /// SQLite's `EXPLAIN QUERY PLAN` for this query, one line per step (to check that an index is used).
+    ///
+    /// ```swift
+    /// try persistence.createIndex(kind: Circle.self, fields: ["radius"])
+    /// let plan = try persistence.query(Circle.self).where(Field("radius") > 1).explainQueryPlan()
+    /// // one of its lines names the index: "... USING INDEX documents_Circle_radius_..."
+    /// ```
+    ///
+    /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` for a field path SQLite cannot name;
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/corruptDatabase(file:cause:)``,
+    ///   ``DocumentStoreError/sqlite(code:message:sql:)`` or ``DocumentStoreError/databaseDeleted(file:)``
+    ///   when the file cannot be read.
     public func explainQueryPlan() throws(DocumentStoreError) -> [String] {
         let compiled = try compile(columns: "id, kind, revision, body", ordered: true)
         return try persistence.reading { db in
@@ -169,6 +207,19 @@ extension Persistence {
     /// kind filtering or sorting on those fields use. Returns the index's name.
     ///
     /// The index covers the kinds the query of `kind` covers now (`kind` and its registered subclasses).
+    ///
+    /// ```swift
+    /// try persistence.createIndex(kind: Circle.self, fields: ["radius"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: The class whose queries the index serves; register its subclasses first.
+    ///   - fields: The indexed paths, in the order a query filters or sorts on them.
+    /// - Returns: The index's name, `documents_<kind>_<fields>_<digest>`.
+    /// - Throws: ``DocumentStoreError/unsupportedQuery(_:)`` when `fields` is empty or a path cannot be
+    ///   named; ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)``, ``DocumentStoreError/sqlite(code:message:sql:)``
+    ///   or ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
     @discardableResult
     public func createIndex<T: Persistable>(kind: T.Type, fields: [Field]) throws(DocumentStoreError) -> String {
         guard !fields.isEmpty else { throw .unsupportedQuery("an index needs at least one field") }

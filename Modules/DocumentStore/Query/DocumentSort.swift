@@ -1,6 +1,13 @@
 import Foundation
 
 /// One ordering term of a query.
+///
+/// ```swift
+/// let largestFirst = persistence.query(Circle.self).sorted(by: .field("radius", ascending: false))
+/// ```
+///
+/// Terms apply in the order they are added; ``identifier`` always ends the list, so equal values come
+/// back in one order.
 public struct DocumentSort: Sendable {
     enum Key: Sendable {
         case field(Field)

@@ -5,10 +5,21 @@ import Foundation
 /// Paths become SQLite JSON paths (`$."address"."city"`) that are written into the SQL text, never
 /// values: SQLite's planner uses an index on `json_extract(body, '$."radius"')` only for that exact
 /// expression, which a bound parameter would not be. Keys are quoted; a key containing `"` is refused.
+///
+/// A string literal is a field, so queries read as comparisons:
+///
+/// ```swift
+/// let inParis = try persistence.query(Person.self)
+///     .where(Field("address.city") == "Paris" && Field("tags[0]") == "vip")
+///     .fetch()
+/// let literal = Field(components: [.key("a.b")])   // one key with a dot in it
+/// ```
 public struct Field: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// One step of a path.
     public enum Component: Sendable, Equatable {
+        /// An object's key (any text but `"` and NUL).
         case key(String)
+        /// An array position, from 0.
         case index(Int)
     }
 

@@ -72,6 +72,18 @@ public struct PlistDecoder: @unchecked Sendable {
     }
 
     /// Decodes a value of `type` from a value tree.
+    ///
+    /// ```swift
+    /// let value = try PlistValue(parsing: data)
+    /// let settings = try PlistDecoder().decode(Settings.self, from: value)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - value: The property list, already read.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` (`typeMismatch`, `keyNotFound`, `valueNotFound`, `dataCorrupted`) when
+    ///   `value` does not match `type`, or what `type`'s `init(from:)` throws.
     public func decode<T: Decodable>(_ type: T.Type, from value: PlistValue) throws -> T {
         let impl = PlistDecoderImpl(value: value, path: .root, userInfo: userInfo)
         return try impl.unwrap(value, as: type, path: .root)

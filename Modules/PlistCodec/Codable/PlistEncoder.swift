@@ -37,6 +37,15 @@ public struct PlistEncoder: @unchecked Sendable {
     }
 
     /// Encodes `value` to a `PlistValue` tree instead of bytes. Top-level scalars are allowed here.
+    ///
+    /// ```swift
+    /// let tree = try PlistEncoder().encodeToValue(Settings(name: "Ada", launches: 3))
+    /// ```
+    ///
+    /// - Parameter value: The value to encode.
+    /// - Returns: The property list as a value tree.
+    /// - Throws: `EncodingError.invalidValue` when `value` encodes nothing, or what `value`'s
+    ///   `encode(to:)` throws.
     public func encodeToValue<T: Encodable>(_ value: T) throws -> PlistValue {
         let arena = EncodingArena()
         let impl = PlistEncoderImpl(userInfo: userInfo, arena: arena)

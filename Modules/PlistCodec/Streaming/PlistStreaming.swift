@@ -55,6 +55,8 @@ public enum PlistStreaming {
     /// - Parameters:
     ///   - data: A `bplist00` file.
     ///   - mode: Whose XML layout to reproduce, as in `serialized(as:mode:)`.
+    ///   - options: How strictly to read `data`: ``PlistReadOptions/strict`` refuses what Foundation
+    ///     repairs.
     ///   - chunkSize: Roughly how many bytes to gather before each call to `emit`.
     ///   - emit: Receives the output in order; an error it throws stops the conversion.
     /// - Throws: `PlistError` for a malformed file (kind `.unknownFormat` when it is not binary) or a

@@ -4,6 +4,12 @@ import Foundation
 ///
 /// Keys are compared by their exact Unicode scalars, not by Swift's canonical equivalence, so two keys
 /// that differ only in normalization stay two keys (a file can hold both).
+///
+/// ```swift
+/// var info: PlistDictionary = ["CFBundleName": .string("Example"), "LSMinimumSystemVersion": .string("13.0")]
+/// info["CFBundleVersion"] = .string("42")                  // appended: the order is kept
+/// let data = try PlistValue.dictionary(info).serialized(as: .xml)
+/// ```
 public struct PlistDictionary: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: PlistValue)
 

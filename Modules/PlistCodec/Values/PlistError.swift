@@ -64,6 +64,17 @@ public struct PlistError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A sentence that says what was wrong.
     public var message: String
 
+    /// An error of `kind`, saying `message`, at `location`: what the readers and writers throw, and
+    /// what code that validates a property list of its own may throw the same way.
+    ///
+    /// ```swift
+    /// throw PlistError(.malformed, "expected <integer> after <key>launches</key>", at: .line(12, column: 5))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: The category of failure.
+    ///   - message: A sentence that says what was wrong, without the location.
+    ///   - location: Where it happened; ``Location/none`` when nowhere in particular.
     public init(_ kind: Kind, _ message: String, at location: Location = .none) {
         self.kind = kind
         self.message = message

@@ -1,6 +1,11 @@
 import Foundation
 
 /// The formats property lists come in.
+///
+/// ```swift
+/// if PlistFormat.detect(data) == .binary { print("bplist00") }
+/// let xml = try PlistValue(parsing: data).serialized(as: .xml)
+/// ```
 public enum PlistFormat: String, Hashable, Sendable, CaseIterable {
     /// `<?xml ...><plist version="1.0">`: readable and writable.
     case xml

@@ -1,6 +1,15 @@
 import Foundation
 
 /// Options for reading property lists.
+///
+/// The defaults read what Foundation reads; set them for untrusted input or a strict check:
+///
+/// ```swift
+/// let options = PlistReadOptions(maxDepth: 64, maxValueCount: 100_000, strict: true)
+/// let value = try PlistValue(parsing: upload, options: options)
+/// var decoder = PlistDecoder()
+/// decoder.options = options
+/// ```
 public struct PlistReadOptions: Hashable, Sendable {
     /// The deepest nesting of arrays and dictionaries accepted; deeper input is a `.tooDeep` error.
     public var maxDepth: Int

@@ -1,4 +1,8 @@
 /// Which Apple writer's byte layout to reproduce.
+///
+/// ```swift
+/// let likePlutil = try value.serialized(as: .binary, mode: .coreFoundation)
+/// ```
 public enum PlistWriteMode: Hashable, Sendable {
     /// `PropertyListEncoder` (swift-foundation): minimal offset widths, sharing of equal scalars.
     case foundation

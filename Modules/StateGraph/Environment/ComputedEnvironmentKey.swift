@@ -17,5 +17,6 @@
 /// let price = Computed { context in context.environment.catalog.prices["tea"] ?? 0 }
 /// ```
 public protocol ComputedEnvironmentKey {
+    /// The type of the value stored under this key (often the key type itself).
     associatedtype Value
 }

@@ -1,6 +1,10 @@
 import Synchronization
 
 /// Process-wide state of the graph (swift-state-graph's namespace of the same name).
+///
+/// ```swift
+/// StateGraphGlobal.computedEnvironmentValues.withLock { $0.catalog = Catalog(prices: ["tea": 3]) }
+/// ```
 public enum StateGraphGlobal {
     /// The computed environment every rule reads through `context.environment`.
     public static let computedEnvironmentValues = ComputedEnvironmentStorage()
@@ -15,11 +19,26 @@ public final class ComputedEnvironmentStorage: @unchecked Sendable {
     init() {}
 
     /// Runs `body` with the values, under the lock; what it changes, every rule sees from then on.
+    ///
+    /// ```swift
+    /// StateGraphGlobal.computedEnvironmentValues.withLock { $0.catalog = Catalog(prices: ["tea": 3]) }
+    /// ```
+    ///
+    /// Computed nodes that already hold a value keep it: changing the environment invalidates nothing.
+    ///
+    /// - Parameter body: Reads or changes the values; it must not read graph nodes' environment again
+    ///   (the lock is not reentrant).
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withLock<R>(_ body: (inout ComputedEnvironmentValues) throws -> R) rethrows -> R {
         try lock.withLock { _ in try body(&values) }
     }
 
     /// The same as ``withLock(_:)`` (the spelling `OSAllocatedUnfairLock` offers for non-`Sendable` results).
+    ///
+    /// - Parameter body: Reads or changes the values.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     public func withLockUnchecked<R>(_ body: (inout ComputedEnvironmentValues) throws -> R) rethrows -> R {
         try withLock(body)
     }

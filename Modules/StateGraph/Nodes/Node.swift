@@ -15,6 +15,7 @@ public protocol TypeErasedNode: AnyObject, Sendable, CustomDebugStringConvertibl
 /// }
 /// ```
 public protocol Node<Value>: TypeErasedNode, Hashable {
+    /// The type of the node's value.
     associatedtype Value
     /// The node's value.
     var wrappedValue: Value { get }

@@ -8,6 +8,7 @@
 /// withGraphTrackingMap({ model.count }, filter: AtLeast(threshold: 5)) { print($0) }
 /// ```
 public protocol Filter<Value> {
+    /// The type of the projection's values.
     associatedtype Value
     /// The value to pass to `onChange`, or `nil` to skip this one. Called once per run of the map.
     mutating func send(value: Value) -> Value?

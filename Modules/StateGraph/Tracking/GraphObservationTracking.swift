@@ -16,7 +16,11 @@ import Synchronization
 /// }
 /// ```
 ///
+/// - Parameters:
+///   - apply: The reads to track; it runs once, now, on the caller's thread.
+///   - onChange: Called once, on the thread of the first change of a node `apply` read.
 /// - Returns: What `apply` returned.
+/// - Throws: What `apply` throws.
 @discardableResult
 public func withGraphObservationTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {
     let observer = OneShotObserver(onChange)
@@ -80,6 +84,12 @@ extension OneShotObserver: GraphObserver {
 }
 
 /// The one-shot observation's former name, which swift-state-graph's scope function now has.
+///
+/// - Parameters:
+///   - apply: The reads to track.
+///   - onChange: Called once, at the first change of a node `apply` read.
+/// - Returns: What `apply` returned.
+/// - Throws: What `apply` throws.
 @available(*, deprecated, renamed: "withGraphObservationTracking(_:onChange:)")
 @discardableResult
 public func withGraphTracking<T>(_ apply: () throws -> T, onChange: @escaping @Sendable () -> Void) rethrows -> T {

@@ -25,8 +25,14 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
     public typealias AsyncIterator = Iterator
 
     /// What an ``untilFinished(_:)`` closure returns: a value, or the end of the sequence.
+    ///
+    /// ```swift
+    /// GraphTrackings<Int, Never>.untilFinished { model.count < 10 ? .next(model.count) : .finish }
+    /// ```
     public enum Iteration: Sendable {
+        /// Emit this value and keep tracking.
         case next(Element)
+        /// End the sequence: the iterator's `next()` returns `nil`.
         case finish
     }
 
@@ -45,6 +51,9 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
     private let emit: Emit
 
     /// A sequence of `emit`'s values, one now and one after each change of what it read.
+    ///
+    /// - Parameter emit: Reads graph nodes and returns the value; it runs on its own isolation. A
+    ///   throw ends the sequence, and the loop rethrows it.
     public init(_ emit: @escaping @isolated(any) @Sendable () throws(Failure) -> Element) {
         self.emit = .element(emit)
     }
@@ -60,6 +69,10 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
     ///     model.count < 10 ? .next(model.count) : .finish
     /// }) { print(count) }
     /// ```
+    ///
+    /// - Parameter emit: Reads graph nodes and returns the next value or `.finish`; it runs on the
+    ///   caller's actor. A throw ends the sequence, and the loop rethrows it.
+    /// - Returns: The sequence.
     public static func untilFinished(
         @_inheritActorContext _ emit: @escaping @isolated(any) @Sendable () throws(Failure) -> Iteration
     ) -> GraphTrackings<Element, Failure> {
@@ -83,6 +96,11 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
 
         /// The next value: at once for the first call, after a change for the others; `nil` once the
         /// sequence has ended.
+        ///
+        /// - Parameter actor: The caller's isolation, which the wait runs on.
+        /// - Returns: The closure's newest value, or `nil` when the closure returned `.finish` or the
+        ///   task was cancelled.
+        /// - Throws: What the closure throws (the sequence then ends).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(Failure) -> Element? {
             guard let state else { return nil }
             if started {

@@ -8,7 +8,15 @@ import Foundation
 /// blob), so the protocol only names what the peer requires. The peer's hand-written
 /// `_getValue(from:forKey:defaultValue:)`/`_setValue(to:forKey:)` requirements take Foundation's
 /// `UserDefaults`, which this toolkit does not use: a type that implemented them instead of being
-/// `Codable` must become `Codable` (see `Docs/StateGraph.md`).
+/// `Codable` must become `Codable` (see <doc:PersistentBacking>).
+///
+/// ```swift
+/// struct Preferences: Codable, Equatable, Sendable, UserDefaultsStorable {
+///     var fontSize = 14.0
+///     var showsHidden = false
+/// }
+/// let preferences = UserDefaultsStored(key: "preferences", defaultValue: Preferences())
+/// ```
 public protocol UserDefaultsStorable: Codable, Equatable, Sendable {}
 
 extension Bool: UserDefaultsStorable {}

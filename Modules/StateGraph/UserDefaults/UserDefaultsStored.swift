@@ -15,6 +15,9 @@ extension Stored where Value: UserDefaultsStorable {
     ///   - name: A name for descriptions; the key when omitted.
     ///   - key: The suite's key.
     ///   - defaultValue: The value while the suite has none for the key.
+    ///   - file: The file the node is made in (`#fileID`), for ``NodeInfo/sourceLocation``; leave the default.
+    ///   - line: The line the node is made on; leave the default.
+    ///   - column: The column the node is made at; leave the default.
     public convenience init(name: String? = nil, key: String, defaultValue: Value,
                             file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name ?? key, backing: .userDefaults(key: key), defaultValue: defaultValue, isEqual: { $0 == $1 },
