@@ -25,7 +25,7 @@ final class RowRegistry {
     /// Entries added with ``appendNew(_:_:)`` and not in the table yet: it takes them in one go at the
     /// first lookup, sized once. A fetch into an empty registry (the first of a read, or of an
     /// operation) then never looks a row up, and the table is only built if something asks.
-    private var pending: [(rowID: Int64, entry: Entry)] = []
+    @exclusivity(unchecked) private var pending: [(rowID: Int64, entry: Entry)] = []
 
     /// How many rows are registered.
     var count: Int { indexed + pending.count }

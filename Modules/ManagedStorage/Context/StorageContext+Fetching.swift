@@ -102,15 +102,30 @@ extension StorageContext {
     /// Rows of `schema` as objects of `type` (the schema's class), made as each row is stepped.
     func fetch<T>(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?,
                   as type: T.Type) -> [T] {
+        // The loop is not generic: appending to an `Array<T>` in unspecialized code looked up its
+        // metadata per row. A class's array has the layout of `[AnyObject]`, so it is reinterpreted.
+        if T.self is AnyObject.Type || T.self == AnyObject.self {
+            let objects = fetchObjects(schema, where: condition, orderBy: orderBy, limit: limit,
+                                       ofClass: ObjectIdentifier(type as Any.Type), keeping: { $0 is T })
+            return unsafeBitCast(objects, to: [T].self)
+        }
+        return fetchObjects(schema, where: condition, orderBy: orderBy, limit: limit, ofClass: nil, keeping: { $0 is T })
+            .map { $0 as! T }
+    }
+
+    /// Rows of `schema` as objects, made as each row is stepped; an object of class `ofClass` is kept
+    /// at once, another only when `keeping` says so.
+    private func fetchObjects(_ schema: EntitySchema, where condition: SQLFragment?, orderBy: String?, limit: Int?,
+                              ofClass: ObjectIdentifier?, keeping: (AnyObject) -> Bool) -> [AnyObject] {
         if isWriter { flush() }
         let sql = selectSQL(schema, where: condition, orderBy: orderBy, limit: limit)
         do {
             // Each row becomes its object as it is stepped: no list of rows in between.
-            return try withStatements { statements throws(StorageError) -> [T] in
+            return try withStatements { statements throws(StorageError) -> [AnyObject] in
                 let statement = try statements.statement(sql)
                 defer { statement.reset() }
                 statement.bind(condition?.arguments ?? [])
-                var objects: [T] = []
+                var objects: [AnyObject] = []
                 var values = schema.defaultValues
                 let columns = schema.columns
                 // No object of the entity registered yet: each row's is new (a query returns a row once).
@@ -123,10 +138,7 @@ extension StorageContext {
                     }
                     guard let object = materialize(schema, rowID: statement.int64(at: 0), values: values,
                                                    unregistered: unregistered) else { continue }
-                    if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type as Any.Type) {
-                        // The schema's own class: no dynamic cast (`T` is a class, so the sizes agree).
-                        objects.append(unsafeBitCast(object, to: T.self))
-                    } else if let object = object as? T {
+                    if ObjectIdentifier(Swift.type(of: object)) == ofClass || keeping(object) {
                         objects.append(object)
                     }
                 }

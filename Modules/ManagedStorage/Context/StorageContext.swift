@@ -61,7 +61,7 @@ final class StorageContext: StorageType {
 
     /// The objects the writer's storage and a snapshot's keep until the operation ends, in the order
     /// they were made (so they are released in about the order of their memory).
-    var kept: [AnyObject] = []
+    @exclusivity(unchecked) var kept: [AnyObject] = []
 
     /// A custom migration stage's new storage: the non-optional columns the migration added are still
     /// empty (`NULL`) until the stage fills them. Such a value reads as its type's default, and stays
@@ -78,7 +78,16 @@ final class StorageContext: StorageType {
         self.access = access
         self.report = report
         if case .writer = access { isWriter = true } else { isWriter = false }
+        link.context = self
     }
+
+    /// What every object of this storage reaches it through: weak, since objects may outlive it.
+    final class Link {
+        weak var context: StorageContext?
+    }
+
+    /// The link this storage's objects share.
+    let link = Link()
 
     /// The manager of `viewStorage` (for live results); `nil` for other storages.
     weak var manager: SQLiteStorageManager?
