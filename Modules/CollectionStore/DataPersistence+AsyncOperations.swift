@@ -45,7 +45,8 @@ extension DataPersistence {
 
         /// Replaces the item at `index`; see `updateItem(_:at:)`.
         ///
-        /// - Throws: The errors of ``DataPersistence/updateItem(_:at:)``: an index out of range or in conflict, or a failed read or write.
+        /// - Throws: The errors of ``DataPersistence/updateItem(_:at:)``: an index out of range or in
+        ///   conflict, or a failed read or write.
         public func updateItem(_ item: T, at index: Int) async throws(DataPersistenceError) {
             _ = try await persistence.perform(persistence.replacing(at: index, with: item))
         }
@@ -95,7 +96,8 @@ extension DataPersistence.AsyncOperations where T: Identifiable {
 
     /// Removes the item with `id`; see `deleteItem(id:)`.
     ///
-    /// - Throws: The errors of ``DataPersistence/createItem(_:)``, a failed write being ``DataPersistenceError/deletingError(_:)``.
+    /// - Throws: The errors of ``DataPersistence/createItem(_:)``, a failed write being
+    ///   ``DataPersistenceError/deletingError(_:)``.
     @discardableResult
     public func deleteItem(id: T.ID) async throws(DataPersistenceError) -> T? {
         try await persistence.perform(persistence.deleting(id: id))
