@@ -156,8 +156,10 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// call becomes ambiguous in async code. Operations run one at a time in the order they were
     /// submitted, whichever form submitted them.
     ///
-    /// - Throws: what the operation threw, or the first ``StorageError`` recorded during it; the
-    ///   transaction is rolled back either way.
+    /// - Throws: what the operation threw, or the first ``StorageError`` recorded during it, or the
+    ///   commit's own failure (``StorageError/busyTimeout(file:seconds:)``,
+    ///   ``StorageError/diskFull(file:)``, ``StorageError/readOnly(file:)``); the transaction is rolled
+    ///   back in every case.
     public func write<T: Sendable>(_ operation: @escaping @Sendable (StorageType) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writerQueue.async { [self] in continuation.resume(with: runOperation(operation)) }
