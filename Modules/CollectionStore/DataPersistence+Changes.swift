@@ -10,6 +10,16 @@ import Synchronization
 /// Whole-array changes (`replaceAllItems`, `deleteAllItems`, their tutorial forms `synchronize` and
 /// `removeAll`, and `transaction`) and other processes' changes are not reported here;
 /// ``DataPersistence/changes()`` reports everything.
+///
+/// ```swift
+/// final class Logger: DataPersistenceDelegate {
+///     func didDeleteItem<T>(_ persistence: DataPersistence<T>, item: T) {
+///         print("deleted", item)
+///     }
+/// }
+/// let logger = Logger()
+/// cards.delegate = logger        // held weakly: keep the logger
+/// ```
 public protocol DataPersistenceDelegate: AnyObject {
     /// `item` was created, or an item was updated to `item`.
     func didSaveItem<T>(_ persistence: DataPersistence<T>, item: T)
@@ -26,6 +36,17 @@ extension DataPersistenceDelegate {
 }
 
 /// One change to a `DataPersistence` file, as ``DataPersistence/changes()`` reports it.
+///
+/// ```swift
+/// for await change in cards.changes() {
+///     switch change {
+///     case .created(let card, let index): print("new card at \(index): \(card.front)")
+///     case .externalChange(let cards): print("another process left \(cards.count) cards")
+///     case .failed(let error, let operation): print("\(operation) failed: \(error)")
+///     default: break
+///     }
+/// }
+/// ```
 public enum DataPersistenceChange<T> {
     /// `createItem` appended the item at `index`.
     case created(T, index: Int)

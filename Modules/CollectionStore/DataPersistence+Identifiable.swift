@@ -2,6 +2,12 @@ import Foundation
 
 extension DataPersistence where T: Identifiable {
     /// The item with `id` in the newest file, or `nil`.
+    ///
+    /// ```swift
+    /// if let card = try cards.item(id: cardID) { print(card.front) }
+    /// ```
+    ///
+    /// - Throws: The errors of ``DataPersistence/loadItems()``.
     public func item(id: T.ID) throws(DataPersistenceError) -> T? {
         try loadItems().first { $0.id == id }
     }
@@ -17,12 +23,15 @@ extension DataPersistence where T: Identifiable {
     /// ```
     ///
     /// - Returns: `false` (and writes nothing) when no item has that id.
+    /// - Throws: The errors of ``DataPersistence/createItem(_:)``.
     @discardableResult
     public func updateItem(_ item: T) throws(DataPersistenceError) -> Bool {
         try perform(replacing(id: item))
     }
 
     /// The name `updateItem(_:)` had before the tutorial's non-throwing `update` forms came back.
+    ///
+    /// - Throws: The errors of ``DataPersistence/createItem(_:)``.
     @available(*, deprecated, renamed: "updateItem(_:)")
     @discardableResult
     public func update(_ item: T) throws(DataPersistenceError) -> Bool {
@@ -30,6 +39,13 @@ extension DataPersistence where T: Identifiable {
     }
 
     /// Removes the item with `id` from the newest file and returns it; `nil` (and no write) when none has it.
+    ///
+    /// ```swift
+    /// try cards.deleteItem(id: card.id)
+    /// ```
+    ///
+    /// - Throws: The errors of ``DataPersistence/createItem(_:)``, a failed write being
+    ///   ``DataPersistenceError/deletingError(_:)``.
     @discardableResult
     public func deleteItem(id: T.ID) throws(DataPersistenceError) -> T? {
         try perform(deleting(id: id))

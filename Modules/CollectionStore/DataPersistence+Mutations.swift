@@ -8,7 +8,9 @@ extension DataPersistence {
     /// added meanwhile are kept. Tells the delegate `didSaveItem`.
     ///
     /// - Throws: ``DataPersistenceError/propertyListDecodingError(_:)`` when the file cannot be
-    ///   decoded (it is left untouched), `.propertyListEncodingError`, or `.writingError`.
+    ///   decoded (it is left untouched), `.readingError` or `.noContentsAtPath` when it cannot be read,
+    ///   `.propertyListEncodingError`, `.writingError` (the lock not acquired in time, a full disk,
+    ///   permission denied), or `.invalidFilename`. Nothing is written.
     public func createItem(_ item: T) throws(DataPersistenceError) {
         try perform(creating(item))
     }
@@ -17,7 +19,17 @@ extension DataPersistence {
     ///
     /// The tutorial's `update(_:with:)` does the same and reports a failure as `false` instead.
     ///
+    /// ```swift
+    /// var edited = card
+    /// edited.back = "hola"
+    /// try cards.replaceItem(card, with: edited)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - oldItem: The item as it is in the file.
+    ///   - newItem: What takes its place, at the same index.
     /// - Returns: `false` (and writes nothing) when no item equals `oldItem` in the newest file.
+    /// - Throws: The errors of ``createItem(_:)``.
     @discardableResult
     public func replaceItem(_ oldItem: T, with newItem: T) throws(DataPersistenceError) -> Bool {
         try perform(replacing(oldItem, with: newItem))
@@ -27,6 +39,15 @@ extension DataPersistence {
     ///
     /// The tutorial's `update(_:at:)` does the same and reports a failure as `false` instead.
     ///
+    /// ```swift
+    /// var items = try cards.loadItems()
+    /// items[2].reviews += 1
+    /// try cards.updateItem(items[2], at: 2)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - item: The new item.
+    ///   - index: Its index in the array ``loadItems()`` (or the last write of this instance) returned.
     /// - Throws: ``DataPersistenceError/indexOutOfRange(index:count:)``, or
     ///   ``DataPersistenceError/indexConflict(index:path:)`` when the file no longer has that item
     ///   at that index (nothing is written), or the errors of `createItem(_:)`.
@@ -38,6 +59,8 @@ extension DataPersistence {
     ///
     /// Tells the delegate `didDeleteItem`.
     ///
+    /// - Parameter index: The item's index in the array ``loadItems()`` returned.
+    /// - Returns: The item removed.
     /// - Throws: As `updateItem(_:at:)`; a failed write is ``DataPersistenceError/deletingError(_:)``.
     @discardableResult
     public func deleteItem(at index: Int) throws(DataPersistenceError) -> T {
@@ -51,12 +74,24 @@ extension DataPersistence {
     /// ``DataPersistenceError/outOfDate(path:)`` and writes nothing. Use ``transaction(_:)`` to
     /// change the newest items in place. The tutorial's `synchronize(_:)` does the same and reports
     /// a failure without throwing.
+    ///
+    /// ```swift
+    /// var items = try cards.loadItems()
+    /// items.sort { $0.front < $1.front }
+    /// try cards.replaceAllItems(with: items)
+    /// ```
+    ///
+    /// - Throws: ``DataPersistenceError/outOfDate(path:)`` (nothing is written), or the errors of
+    ///   ``createItem(_:)``.
     public func replaceAllItems(with items: [T]) throws(DataPersistenceError) {
         try perform(synchronizing(items))
     }
 
     /// Empties the file (it stays, holding an empty array). The tutorial's `removeAll()` does the
     /// same and reports a failure without throwing.
+    ///
+    /// - Throws: The errors of ``createItem(_:)``, a failed write being
+    ///   ``DataPersistenceError/deletingError(_:)``; the file keeps its items.
     public func deleteAllItems() throws(DataPersistenceError) {
         try perform(removingAll())
     }
@@ -72,6 +107,11 @@ extension DataPersistence {
     ///     for word in words { items.append(Card(front: word, back: "")) }
     /// }
     /// ```
+    ///
+    /// - Parameter body: Changes the items; what it returns is returned.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, as it is (nothing is written), or a ``DataPersistenceError`` as
+    ///   ``createItem(_:)``.
     @discardableResult
     public func transaction<R>(_ body: (inout [T]) throws -> R) throws -> R {
         try withoutActuallyEscaping(body) { body in try perform(transacting(body)).get() }

@@ -122,7 +122,8 @@ public final class DataPersistence<T: Writeable> {
     /// A file another process changed is read afresh; an unchanged one is not decoded again.
     ///
     /// - Throws: ``DataPersistenceError/propertyListDecodingError(_:)`` for a file that is not an
-    ///   array of `T`, `.readingError` or `.noContentsAtPath` when it cannot be read.
+    ///   array of `T`, `.readingError` or `.noContentsAtPath` when it cannot be read,
+    ///   ``DataPersistenceError/invalidFilename(_:)`` when the instance was made with one.
     public func loadItems() throws(DataPersistenceError) -> [T] {
         try checkFilename()
         let (items, told) = try current()

@@ -103,24 +103,32 @@ public struct AppDirectories: Sendable, Equatable {
     }
 
     /// Application support, created (mode 0700) when `creating` is true.
+    ///
+    /// - Throws: With `creating`, the `FileStorageError` of ``createFolder(_:)``.
     public func applicationSupport(creating: Bool) throws(FileStorageError) -> URL {
         if creating { try Self.createFolder(applicationSupport) }
         return applicationSupport
     }
 
     /// Documents, created (mode 0700) when `creating` is true.
+    ///
+    /// - Throws: With `creating`, the `FileStorageError` of ``createFolder(_:)``.
     public func documents(creating: Bool) throws(FileStorageError) -> URL {
         if creating { try Self.createFolder(documents) }
         return documents
     }
 
     /// Caches, created (mode 0700) when `creating` is true.
+    ///
+    /// - Throws: With `creating`, the `FileStorageError` of ``createFolder(_:)``.
     public func caches(creating: Bool) throws(FileStorageError) -> URL {
         if creating { try Self.createFolder(caches) }
         return caches
     }
 
     /// Preferences, created (mode 0700) when `creating` is true.
+    ///
+    /// - Throws: With `creating`, the `FileStorageError` of ``createFolder(_:)``.
     public func preferences(creating: Bool) throws(FileStorageError) -> URL {
         if creating { try Self.createFolder(preferences) }
         return preferences
@@ -131,6 +139,13 @@ public struct AppDirectories: Sendable, Equatable {
     /// Each new folder's parent is flushed (`fsync`) after the `mkdir`, so the folder outlives a power
     /// cut: a file made durable in it (whose own folder a write flushes) is otherwise lost with the
     /// folder's name (issue 34: a `DefaultsSuite`'s first write into a new folder lost every value).
+    ///
+    /// ```swift
+    /// try AppDirectories.createFolder(folder.appendingPathComponent("exports/2026"))
+    /// ```
+    ///
+    /// - Throws: `FileStorageError`: `.permissionDenied` (a read-only parent), `.diskFull`, `.io` for
+    ///   another `mkdir` or `fsync` failure (a file in the way, say), naming the folder that failed.
     public static func createFolder(_ folder: URL) throws(FileStorageError) {
         var missing: [URL] = []
         var current = folder.standardizedFileURL

@@ -83,6 +83,14 @@ final class ChangeDelivery: @unchecked Sendable {
 }
 
 /// A registration for change deliveries; delivery stops when it is cancelled or released.
+///
+/// Keep it as long as the deliveries are wanted:
+///
+/// ```swift
+/// let subscription = suite.observe { key in print("\(key) changed") }
+/// // ...
+/// subscription.cancel()       // or let it go
+/// ```
 public final class ChangeSubscription: Sendable {
     private let cancellation: Mutex<(@Sendable () -> Void)?>
 

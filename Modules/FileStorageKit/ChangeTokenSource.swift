@@ -8,6 +8,13 @@ import Synchronization
 /// counter; `unsafeBits` lets a caller publish it in an `Atomic<UInt>`.
 ///
 /// A source is valid only while its monitor lives: keep the monitor.
+///
+/// ```swift
+/// let monitor = FileChangeMonitor(url: url)
+/// let source = ChangeTokenSource(monitor)          // nil when the monitor polls
+/// // On the hot path: one load while the watch holds; the monitor, which polls, once it is lost.
+/// let token = source?.token ?? monitor.changeToken
+/// ```
 @frozen
 public struct ChangeTokenSource: @unchecked Sendable {
     @usableFromInline let counter: Unmanaged<ChangeCounter>

@@ -131,6 +131,15 @@ extension DefaultsSuite {
     }
 
     /// Stores a Codable value for `key`, encoded as property-list values (not as a data blob).
+    ///
+    /// ```swift
+    /// struct Window: Codable { var width, height: Int }
+    /// try suite.set(encoding: Window(width: 800, height: 600), forKey: "window")
+    /// let window = try suite.value(Window.self, forKey: "window")
+    /// ```
+    ///
+    /// - Throws: `FileStorageError.encodingFailed` naming the key when `value` does not encode, or a
+    ///   write's `FileStorageError` as ``update(forKey:_:)``.
     public func set<T: Encodable>(encoding value: T, forKey key: String) throws {
         try set(try encodedValue(value, forKey: key), forKey: key)
     }
@@ -145,28 +154,44 @@ extension DefaultsSuite {
     }
 
     /// Stores a Boolean.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Bool, forKey key: String) throws { try set(.bool(value), forKey: key) }
     /// Stores an integer.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Int, forKey key: String) throws { try set(.int(value), forKey: key) }
     /// Stores a real.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Double, forKey key: String) throws { try set(.real(value), forKey: key) }
     /// Stores a 32-bit real (kept as one: a binary file holds it exactly).
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Float, forKey key: String) throws { try set(.float(value), forKey: key) }
     /// Stores a URL: a file URL as its path (as `UserDefaults` does), any other URL as its text;
     /// `nil` removes the key.
+    ///
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     // Disfavoured, so `set(nil, forKey:)` still means "remove" without naming a type.
     @_disfavoredOverload
     public func set(_ value: URL?, forKey key: String) throws { try set(value.map(Self.storedValue(for:)), forKey: key) }
     /// Stores a string.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: String, forKey key: String) throws { try set(.string(value), forKey: key) }
     /// Stores data.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Data, forKey key: String) throws { try set(.data(value), forKey: key) }
     /// Stores a date.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: Date, forKey key: String) throws { try set(.date(value), forKey: key) }
     /// Stores an array of strings.
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func set(_ value: [String], forKey key: String) throws { try set(.array(value.map(PlistValue.string)), forKey: key) }
 
     /// Atomically adds `amount` to the integer for `key` (missing counts as 0) and returns the new value.
+    ///
+    /// ```swift
+    /// let launches = try suite.increment("launches")   // no launch is lost to another process
+    /// ```
+    ///
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     @discardableResult
     public func increment(_ key: String, by amount: Int = 1) throws -> Int {
         try update(forKey: key) { value in

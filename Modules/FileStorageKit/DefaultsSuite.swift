@@ -74,7 +74,15 @@ public final class DefaultsSuite: Sendable {
 
     /// Opens the suite `suiteName` in `folder`; programs that pass the same folder share the suite.
     ///
-    /// - Parameter newFileFormat: The format of the file when this suite creates it: `.binary`, as
+    /// ```swift
+    /// let shared = DefaultsSuite(suiteName: "group.example", folder: URL(fileURLWithPath: "/srv/example/prefs"))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - suiteName: The suite's name: the file is `<suiteName>.plist` (a `/` in it becomes `_`).
+    ///   - folder: The folder of the file, created by the first write.
+    ///   - lockTimeout: How long a write waits for another writer's lock before throwing `.lockTimeout`.
+    ///   - newFileFormat: The format of the file when this suite creates it: `.binary`, as
     ///   Apple's preferences, or `.xml` to keep it readable in an editor. A file that exists keeps its
     ///   format. `.openStep` is read-only and counts as `.xml`.
     public convenience init(suiteName: String, folder: URL, lockTimeout: Duration = FileLock.defaultTimeout,
@@ -156,17 +164,43 @@ public final class DefaultsSuite: Sendable {
     // MARK: Writing
 
     /// Stores `value` for `key` (or removes the key when `nil`), durably, merging into the newest file.
+    ///
+    /// ```swift
+    /// try suite.set(.dictionary(["width": .int(800), "height": .int(600)]), forKey: "window")
+    /// ```
+    ///
+    /// - Throws: `FileStorageError`, and nothing is written: `.lockTimeout` when another writer held the
+    ///   lock past ``lockTimeout``, `.corrupt` when the file is not a valid property list (it is never
+    ///   overwritten), `.permissionDenied`, `.diskFull`, `.symlinkOutsideFolder` or `.io` from the
+    ///   durable write.
     public func set(_ value: PlistValue?, forKey key: String) throws {
         try mutate { $0[key] = value }
     }
 
     /// Removes the stored value for `key`; the registered default, if any, shows through again.
+    ///
+    /// - Throws: `FileStorageError`, as ``update(forKey:_:)``.
     public func removeObject(forKey key: String) throws {
         try set(nil, forKey: key)
     }
 
     /// Atomically reads, changes and writes the value for `key` under the exclusive lock, so no other
     /// thread or process can write in between. `body` sees `nil` when the key is not stored.
+    ///
+    /// ```swift
+    /// try suite.update(forKey: "launches") { $0 = .int(($0?.intValue ?? 0) + 1) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - body: Changes the value; setting it to `nil` removes the key. Keep it short: the file is
+    ///     locked meanwhile.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or a `FileStorageError`; nothing is written either way.
+    ///   `.lockTimeout` when another writer held the lock past ``lockTimeout``, `.corrupt` when the
+    ///   file is not a valid property list (it is never overwritten), `.nestedUpdate` when called
+    ///   inside another `update` of the same suite, `.permissionDenied`, `.diskFull`,
+    ///   `.symlinkOutsideFolder` or `.io` from the durable write.
     @discardableResult
     public func update<R>(forKey key: String, _ body: (inout PlistValue?) throws -> R) throws -> R {
         try mutate { dict in
@@ -178,6 +212,15 @@ public final class DefaultsSuite: Sendable {
     }
 
     /// Changes many keys in one locked read-merge-write.
+    ///
+    /// ```swift
+    /// try suite.updateAll { values in
+    ///     values["width"] = .int(800)
+    ///     values["height"] = .int(600)
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `body` threw, or a `FileStorageError` as ``update(forKey:_:)``; nothing is written.
     @discardableResult
     public func updateAll<R>(_ body: (inout PlistDictionary) throws -> R) throws -> R {
         try mutate(body)

@@ -13,8 +13,19 @@ extension DurableFile {
     /// The stores call it instead of writing over a file they cannot read, so nothing is lost: the
     /// old bytes stay beside the fresh file for whoever wants to look.
     ///
-    /// - Parameter date: The time written into the name (now).
-    /// - Throws: `FileStorageError` when a rename fails (nothing after it is renamed).
+    /// ```swift
+    /// let movedTo = try DurableFile.moveAside(storeURL, companions: ["-wal", "-shm"])
+    /// // store.sqlite.corrupt-20261127T193000.000Z, and its -wal and -shm beside it
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The damaged file.
+    ///   - label: The word between the name and the timestamp.
+    ///   - companions: Suffixes of files that belong with `url` and move with it, each when it exists.
+    ///   - date: The time written into the name (now).
+    /// - Returns: Where `url` is now.
+    /// - Throws: `FileStorageError` when a rename fails (nothing after it is renamed): `.notFound` when
+    ///   `url` does not exist, `.permissionDenied`, `.io`.
     @discardableResult
     public static func moveAside(_ url: URL, label: String = "corrupt", companions: [String] = [],
                                  at date: Date = Date()) throws(FileStorageError) -> URL {

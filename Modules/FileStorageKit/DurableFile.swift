@@ -28,6 +28,15 @@ private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int)
 /// A target that is a symbolic link is written through only when the link points to a file in the
 /// same folder (the rename happens there, so the guarantee holds); any other link is refused with
 /// `FileStorageError.symlinkOutsideFolder`.
+///
+/// ```swift
+/// try DurableFile.write(Data("v2".utf8), to: url)     // the old bytes or the new, after any crash
+/// let bytes = try DurableFile.readIfPresent(url)      // nil when there is no file
+/// try DurableFile.remove(url)
+/// ```
+///
+/// `DurableFile` takes no lock: two writers each leave a whole file, and the last rename wins. Wrap a
+/// read-modify-write in ``FileLock/withExclusiveLock(for:timeout:_:)``, as `PlistFileStorage` does.
 public enum DurableFile {
     /// Atomically and durably replaces the contents of `url` with `data`.
     ///
@@ -159,6 +168,9 @@ public enum DurableFile {
     }
 
     /// Reads the file, or returns `nil` if it does not exist.
+    ///
+    /// - Throws: `FileStorageError`: `.permissionDenied`, or `.io` for another `open` or `read` failure
+    ///   (a folder at `url`, say); never `.notFound`.
     public static func readIfPresent(_ url: URL) throws(FileStorageError) -> Data? {
         try readIfPresent(atPath: url.path, url: url)
     }
@@ -180,6 +192,11 @@ public enum DurableFile {
     }
 
     /// Removes the file durably; a missing file is not an error.
+    ///
+    /// The folder is flushed after the `unlink`, so the removal survives a power cut.
+    ///
+    /// - Throws: `FileStorageError`: `.permissionDenied` (a read-only folder), or `.io` for another
+    ///   `unlink` or `fsync` failure.
     public static func remove(_ url: URL) throws(FileStorageError) {
         if unlink(url.path) != 0 && errno != ENOENT {
             throw FileStorageError.from(errno: errno, operation: "unlink", url: url)

@@ -23,6 +23,16 @@ import Darwin
 /// read (typically well under a millisecond), with the fallback within 50 ms of the next read.
 /// A store re-reads the file under the lock before every write, so a write always starts from the
 /// newest file whatever the monitor says.
+///
+/// ```swift
+/// let monitor = FileChangeMonitor(url: url)
+/// var seen = monitor.changeToken
+/// // ... later, before serving a cached value:
+/// if monitor.changeToken != seen {
+///     seen = monitor.changeToken
+///     cache = try DurableFile.readIfPresent(url)
+/// }
+/// ```
 public final class FileChangeMonitor: Sendable {
     /// How often the fallback checks the file's identity.
     public static let fallbackInterval: Duration = .milliseconds(50)

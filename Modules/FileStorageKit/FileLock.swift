@@ -50,6 +50,15 @@ public enum FileLock {
     }
 
     /// Runs `body` while holding the exclusive lock for `url`; waits with `Task.sleep`, never blocking a thread.
+    ///
+    /// ```swift
+    /// try await FileLock.withExclusiveLock(for: url, timeout: .seconds(5)) {
+    ///     try DurableFile.write(Data("next".utf8), to: url)
+    /// }
+    /// ```
+    ///
+    /// - Throws: `FileStorageError.lockTimeout` when the lock was not acquired in time, another
+    ///   `FileStorageError` when the lock file cannot be created, or what `body` throws.
     public static func withExclusiveLock<R>(for url: URL, timeout: Duration = defaultTimeout,
                                             isolation: isolated (any Actor)? = #isolation,
                                             _ body: () async throws -> R) async throws -> R {

@@ -27,9 +27,14 @@ public protocol FileStorage {
     func data<T: Decodable>(for fileURL: URL) throws -> T
 
     /// Encodes `data` and replaces the file at `fileURL` with it, creating its folder when missing.
+    ///
+    /// - Throws: `FileStorageError`: `.encodingFailed`, or what the write hit (`.permissionDenied`,
+    ///   `.diskFull`, `.lockTimeout`, ...); the file keeps its previous contents.
     func write<T: Encodable>(_ data: T, to fileURL: URL) throws
 
     /// Deletes the file at `fileURL`; a missing file is not an error.
+    ///
+    /// - Throws: `FileStorageError`: `.permissionDenied`, `.lockTimeout`, `.io`.
     func deleteFile(at fileURL: URL) throws
 
     /// Reads the file (or starts from `initial` when it does not exist), lets `body` change the value,
@@ -40,7 +45,20 @@ public protocol FileStorage {
     /// implements only the three required methods gets a default that reads with `data(for:)` and
     /// writes with `write(_:to:)`, which is only as atomic as those two calls together.
     ///
+    /// ```swift
+    /// let settings = try storage.update(at: url, default: Settings(name: "Ada", launches: 0)) {
+    ///     $0.launches += 1
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileURL: The file.
+    ///   - initial: The value to start from when there is no file.
+    ///   - body: Changes the value.
     /// - Returns: The value written.
+    /// - Throws: What `body` threw, or a `FileStorageError` (`.corrupt` and `.decodingFailed` for a file
+    ///   that is there but does not decode, which is never replaced by `initial`; `.encodingFailed`;
+    ///   `.lockTimeout`; the write's); nothing is written.
     @discardableResult
     func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                             _ body: (inout T) throws -> Void) throws -> T
@@ -56,6 +74,14 @@ extension FileStorage {
     /// type's own error while no file exists at `fileURL`. A `DecodingError` (the bytes are there
     /// but do not decode) or any other `FileStorageError` is rethrown, so bad bytes are never
     /// replaced by the default.
+    ///
+    /// - Parameters:
+    ///   - fileURL: The file.
+    ///   - initial: The value to start from when there is no file.
+    ///   - body: Changes the value.
+    /// - Returns: The value written.
+    /// - Throws: What `body`, `data(for:)` (but for a missing file) or `write(_:to:)` threw; nothing is
+    ///   written when `body` or `data(for:)` threw.
     @discardableResult
     public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                                    _ body: (inout T) throws -> Void) throws -> T {
@@ -73,6 +99,16 @@ extension FileStorage {
 }
 
 /// A `FileStorage` that keeps files in memory, encoded exactly as `PlistFileStorage` would write them.
+///
+/// For tests of code written against ``FileStorage``: nothing touches the disk, and the stored bytes
+/// can be compared with a fixture.
+///
+/// ```swift
+/// let storage = InMemoryFileStorage()
+/// try storage.write(Settings(name: "Ada", launches: 1), to: url)
+/// let loaded: Settings = try storage.data(for: url)
+/// let xml = storage.contents(of: url)       // the bytes PlistFileStorage would have written
+/// ```
 public final class InMemoryFileStorage: FileStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var files: [URL: Data] = [:]
@@ -88,20 +124,40 @@ public final class InMemoryFileStorage: FileStorage, @unchecked Sendable {
     /// The stored bytes of `fileURL`, if any.
     public func contents(of fileURL: URL) -> Data? { lock.withLock { files[fileURL.standardizedFileURL] } }
 
+    /// Decodes the stored bytes of `fileURL`.
+    ///
+    /// - Throws: `FileStorageError`: `.notFound` when nothing is stored there, `.corrupt` or
+    ///   `.decodingFailed` when the bytes do not decode as `T`.
     public func data<T: Decodable>(for fileURL: URL) throws -> T {
         guard let bytes = contents(of: fileURL) else { throw FileStorageError.notFound(fileURL) }
         return try PlistFileStorage.decode(T.self, from: bytes, url: fileURL)
     }
 
+    /// Encodes `data` and stores the bytes for `fileURL`, replacing what was there.
+    ///
+    /// - Throws: `FileStorageError.encodingFailed`; nothing is stored.
     public func write<T: Encodable>(_ data: T, to fileURL: URL) throws {
         let bytes = try PlistFileStorage.encode(data, with: encoder, url: fileURL)
         lock.withLock { files[fileURL.standardizedFileURL] = bytes }
     }
 
+    /// Forgets the bytes of `fileURL`; nothing stored there is not an error.
+    ///
+    /// - Throws: Nothing: the signature is the protocol's.
     public func deleteFile(at fileURL: URL) throws {
         _ = lock.withLock { files.removeValue(forKey: fileURL.standardizedFileURL) }
     }
 
+    /// Decodes the stored value (or starts from `initial` when nothing is stored), lets `body` change
+    /// it and stores it again, all under the storage's lock.
+    ///
+    /// - Parameters:
+    ///   - fileURL: The file.
+    ///   - initial: The value to start from when nothing is stored.
+    ///   - body: Changes the value.
+    /// - Returns: The value stored.
+    /// - Throws: What `body` threw, or `FileStorageError` `.corrupt`, `.decodingFailed` or
+    ///   `.encodingFailed`; nothing is stored.
     @discardableResult
     public func update<T: Codable>(at fileURL: URL, default initial: @autoclosure () -> T,
                                    _ body: (inout T) throws -> Void) throws -> T {

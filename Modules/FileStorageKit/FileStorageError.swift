@@ -6,6 +6,16 @@ import PlistCodec
 /// Every I/O failure in FileStorageKit is one of these; nothing crashes and nothing is silently
 /// replaced. `errno`-level causes are mapped to the cases an app can act on (`diskFull`,
 /// `permissionDenied`, ...); the rest keep their `errno` in `.io`.
+///
+/// ```swift
+/// do {
+///     try PlistFileStorage().update(at: url, default: Settings(name: "Ada", launches: 0)) { $0.launches += 1 }
+/// } catch FileStorageError.corrupt(let file, let cause) {
+///     print("\(file.path) is damaged (\(cause)); it was left as it is")
+/// } catch let error as FileStorageError {
+///     print(error)          // names the file and the cause: "…/settings.plist: permission denied"
+/// }
+/// ```
 public enum FileStorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file does not exist.
     case notFound(URL)

@@ -35,6 +35,13 @@ import Synchronization
 /// ```
 public final class PlistDocument<Content>: @unchecked Sendable {
     /// How the document's content is made from bytes and back.
+    ///
+    /// ```swift
+    /// let coding = PlistDocument<[String: Int]>.Coding(
+    ///     empty: { [:] },
+    ///     decode: { try PlistDecoder().decode([String: Int].self, from: $0) },
+    ///     encode: { new, old in new == old ? nil : try PlistEncoder().encode(new) })
+    /// ```
     public struct Coding {
         /// The content when there is no file.
         public var empty: () -> Content
@@ -49,6 +56,13 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         public var written: ((_ bytes: Data, _ content: Content) -> Content)?
 
         /// Creates a coding from its parts.
+        ///
+        /// - Parameters:
+        ///   - empty: The content when there is no file.
+        ///   - decode: Decodes bytes; a `PlistError` in what it throws marks the file corrupt.
+        ///   - encode: Encodes the content after an update (`new`) given the one before (`old`), or
+        ///     returns `nil` for nothing to write.
+        ///   - written: What a reader sees after a write; `nil` for the content as it was encoded.
         public init(empty: @escaping () -> Content, decode: @escaping (Data) throws -> Content,
                     encode: @escaping (_ new: Content, _ old: Content) throws -> Data?,
                     written: ((_ bytes: Data, _ content: Content) -> Content)? = nil) {
@@ -60,6 +74,13 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     }
 
     /// What a document does with bytes that are not a valid property list of its shape.
+    ///
+    /// ```swift
+    /// let document = PlistDocument<Int>(fileName: "count.plist", in: .folder(folder),
+    ///                                   corruptFilePolicy: .moveAside(label: "corrupt"),
+    ///                                   onCorruptFile: { error, movedTo in print(error, movedTo as Any) },
+    ///                                   coding: coding)
+    /// ```
     public enum CorruptFilePolicy: Sendable, Equatable {
         /// Reads and updates throw `FileStorageError.corrupt`; the file is never overwritten.
         case report
@@ -193,6 +214,9 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     }
 
     /// The content read from the file now, whatever the change token says.
+    ///
+    /// - Throws: `FileStorageError`: `.corrupt` (policy `.report`; under `.moveAside` the file is moved
+    ///   and the empty content returned), `.decodingFailed`, `.permissionDenied`, `.io`.
     public func readFresh() throws(FileStorageError) -> Content {
         let (token, external) = tokens()
         return try load(token: token, external: external, locked: false)
@@ -276,6 +300,9 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     }
 
     /// The same, waiting for the lock with `Task.sleep`, so a waiting task never holds a pool thread.
+    ///
+    /// - Throws: As the synchronous ``update(_:)``: `body`'s error (nothing is written),
+    ///   `.nestedUpdate`, `.corrupt`, `.lockTimeout`, or the write's `FileStorageError`.
     @discardableResult
     public func update<R>(isolation: isolated (any Actor)? = #isolation,
                           _ body: (inout Content) throws -> R) async throws -> R {
@@ -285,6 +312,17 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// Runs `body` holding the document's exclusive lock, re-entrantly: inside another `withLock` or
     /// `update` of this document on the same thread or task, `body` runs directly. Creates the folder
     /// when missing (the lock lives beside the file).
+    ///
+    /// ```swift
+    /// try document.withLock {
+    ///     // No writer replaces the file between the read and the copy.
+    ///     if let bytes = try DurableFile.readIfPresent(document.url) {
+    ///         try DurableFile.write(bytes, to: backupURL)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Throws: `FileStorageError` `.lockTimeout`, or the folder's creation error, or what `body` threw.
     public func withLock<R>(_ body: () throws -> R) throws -> R {
         if DocumentLocks.held.contains(lockKey) { return try body() }
         try prepareForWrite()
@@ -294,6 +332,8 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     }
 
     /// The same, waiting for the lock with `Task.sleep`.
+    ///
+    /// - Throws: `FileStorageError` `.lockTimeout`, or the folder's creation error, or what `body` threw.
     public func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () throws -> R) async throws -> R {
         if DocumentLocks.held.contains(lockKey) { return try body() }
         try prepareForWrite()
@@ -401,6 +441,8 @@ public final class PlistDocument<Content>: @unchecked Sendable {
 
     /// Removes the file under the lock; a missing file is not an error, and removing one writes
     /// nothing (no lock file), so it works in a folder this process may not write to.
+    ///
+    /// - Throws: `FileStorageError`: `.lockTimeout`, `.permissionDenied`, `.io`.
     public func remove() throws(FileStorageError) {
         guard backend.exists() else {
             state.withLock { cache = nil }

@@ -83,6 +83,21 @@ public macro ModelCodingKey() = #externalMacro(module: "ModelPersistenceMacros",
 /// enum with one case per renamed property, named after it, whose raw value is its old key. The model
 /// reads the old keys when the new ones are missing, conforms to `Migratable`, and `migrate()`
 /// rewrites the file under the new keys.
+///
+/// ```swift
+/// @PersistedModel
+/// final class Profile {
+///     var name: String = ""
+///     var age: Int = 0
+///
+///     @Migration
+///     enum OldKeys: String, CodingKey {
+///         case name = "n"        // version 1 wrote "n"
+///         case age = "a"
+///     }
+/// }
+/// if Profile.shouldMigrate { Profile.migrate() }   // the file now holds "name" and "age"
+/// ```
 @attached(peer)
 public macro Migration() = #externalMacro(module: "ModelPersistenceMacros", type: "CodingKeyEnumMacro")
 
@@ -95,10 +110,26 @@ public macro PersistedIgnore() = #externalMacro(module: "ModelPersistenceMacros"
 ///
 /// Only a `static let` may carry it (as in DocumentData); on an instance property or a `var` it is an
 /// error, with a fix-it that makes the declaration `static let`. The constant is never persisted.
+///
+/// ```swift
+/// @PersistedModel
+/// final class Settings {
+///     @StorageName static let storageName = "Preferences"   // Preferences.storage.plist
+///     var theme: String = "light"
+/// }
+/// ```
 @attached(peer)
 public macro StorageName() = #externalMacro(module: "ModelPersistenceMacros", type: "StorageNameMacro")
 
 /// Reads a property under earlier keys when its own key is missing from the file (a renamed property):
 /// `@PreviousKeys("name") var userName: String = ""`. The next write stores it under its current key.
+///
+/// ```swift
+/// @PersistedModel
+/// final class Profile {
+///     @PreviousKeys("name", "user")      // tried in this order when "userName" is missing
+///     var userName: String = ""
+/// }
+/// ```
 @attached(peer)
 public macro PreviousKeys(_ keys: String...) = #externalMacro(module: "ModelPersistenceMacros", type: "MarkerMacro")

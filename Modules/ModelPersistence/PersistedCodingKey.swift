@@ -3,6 +3,16 @@
 /// `@PersistedModel` generates the model's `encode(to:)` and `init(from:)` with these keys, so a model
 /// encoded with `PropertyListEncoder` has the same keys as its file (the property's name, or the raw
 /// value its `@ModelCodingKey` enum gives it). Not meant to be used directly.
+///
+/// What it means for a user: a model encodes to the bytes of its file, keys included.
+///
+/// ```swift
+/// @PersistedModel
+/// final class Settings {
+///     var launches: Int = 0
+/// }
+/// let bytes = try PropertyListEncoder().encode(Settings())   // a dictionary with the key "launches"
+/// ```
 public struct PersistedCodingKey: CodingKey, ExpressibleByStringLiteral, Sendable {
     /// The key in the file.
     public let stringValue: String

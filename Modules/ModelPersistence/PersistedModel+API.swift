@@ -56,6 +56,13 @@ extension PersistedModel {
     /// The same as `update(_:)`, for async code: while it waits for another writer's lock it pauses with
     /// `Task.sleep` instead of blocking its thread (Swift's cooperative pool has only as many threads as
     /// cores). In async code the compiler picks this form and asks for `await`.
+    ///
+    /// ```swift
+    /// try await settings.update { $0.launches += 1 }
+    /// ```
+    ///
+    /// - Throws: What `body` throws (the properties it set before throwing are still written), or a
+    ///   `PersistenceError` when the lock was not acquired (30 s) or the file could not be read or written.
     @discardableResult
     public func update<R>(isolation: isolated (any Actor)? = #isolation,
                           _ body: (Self) throws -> R) async throws -> R {
@@ -74,6 +81,9 @@ extension PersistedModel {
     /// Sets made by other threads on this instance while the batch is open join it. A batch is not a
     /// lock: another process can write between the batch's reads and its write (use `update` for
     /// that). A failed final write is reported through `PersistenceErrors`, like a failed set.
+    ///
+    /// - Throws: What `body` throws, and nothing else; the properties it set before throwing are still
+    ///   written when the batch ends.
     public func withBatch<R>(_ body: (Self) throws -> R) rethrows -> R {
         let root = _$persistedRoot
         _$persistence.willRead(root)

@@ -26,6 +26,10 @@ public enum PersistedModelDefault {
     /// `Model.default`: stops the program when the instance cannot be made, with the message of
     /// `load`'s error (DocumentData's precondition: check `isPersisted` before, when a property has no
     /// initial value).
+    ///
+    /// - Parameters:
+    ///   - type: The model.
+    ///   - decode: The model's `init(from:)` (generated).
     public static func instance<Model: PersistedModel>(of type: Model.Type,
                                                        decode: (any Decoder) throws -> Model) -> Model {
         do {

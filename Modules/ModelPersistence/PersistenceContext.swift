@@ -24,6 +24,15 @@ import Synchronization
 /// **Threads.** The context's own state is guarded by a `Mutex`, and the context is `Sendable`. The
 /// model's properties are plain stored values, as in an `@Observable` class: share an instance
 /// across threads only with your own synchronization (or through `update`, which holds the lock).
+///
+/// A model reaches its context as `_$persistence`; what a user reads of it is also on the model:
+///
+/// ```swift
+/// let settings = NotesSettings()
+/// settings.launches += 1
+/// print(settings._$persistence.url?.path ?? "not resolved yet")   // known after the first use
+/// if let error = settings.persistenceError { print(error) }       // the context's lastError
+/// ```
 public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendable where Model._PersistedRoot == Model {
     /// What the context resolves on first use and never changes after.
     struct Setup {

@@ -9,8 +9,25 @@ import Synchronization
 /// Getters and setters cannot throw, so these are not thrown from them: they are reported through
 /// `PersistenceErrors` (a stream and a handler) and kept in the model's `persistenceError`. The
 /// model always keeps its in-memory values; nothing crashes.
+///
+/// ```swift
+/// PersistenceErrors.handler = { error in
+///     switch (error.operation, error.cause) {
+///     case (.load, .corruptFile(_, let movedTo)):
+///         print("\(error.documentName) was damaged; kept at \(movedTo?.path ?? "nowhere")")
+///     case (_, .file(.diskFull)):
+///         print("no room to save \(error.documentName)")
+///     default:
+///         print(error)        // "Settings (/…/Settings.storage.plist): save failed: …"
+///     }
+/// }
+/// ```
 public struct PersistenceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was being done.
+    ///
+    /// ```swift
+    /// if settings.persistenceError?.operation == .save { try settings.flush() }   // retry the write
+    /// ```
     public enum Operation: String, Sendable {
         /// Reading the file (first use, or a reload after another writer changed it).
         case load
@@ -21,6 +38,12 @@ public struct PersistenceError: Error, Equatable, Sendable, CustomStringConverti
     }
 
     /// Why it failed.
+    ///
+    /// ```swift
+    /// if case .undecodableValue(let key, let message)? = settings.persistenceError?.cause {
+    ///     print("\(key) kept its value: \(message)")
+    /// }
+    /// ```
     public enum Cause: Equatable, Sendable {
         /// The file was not a valid property list, or its top level was not a dictionary. It was
         /// renamed to `movedTo` (`nil` if even that failed) and never overwritten; the next write

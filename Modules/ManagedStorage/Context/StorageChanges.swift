@@ -2,6 +2,17 @@ import Foundation
 import GRDB
 
 /// What one committed operation changed, by object. Delivered after the commit, for live results.
+///
+/// ```swift
+/// for await change in manager.changes() {
+///     if change.objectsAreKnown {
+///         print("inserted", change.inserted.count, "updated", change.updated.count,
+///               "deleted", change.deleted.count)
+///     } else {
+///         // Another program's commit, or a stream that fell behind: fetch again.
+///     }
+/// }
+/// ```
 public struct StorageChanges: Sendable, Equatable {
     /// Objects inserted by the operation.
     public internal(set) var inserted: Set<StorageObjectID> = []

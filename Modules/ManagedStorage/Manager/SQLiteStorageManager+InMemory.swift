@@ -27,7 +27,10 @@ extension SQLiteStorageManager {
     /// - Parameters:
     ///   - model: The entities.
     ///   - name: Names the store in ``storeURL``, errors and the writer's queue label.
-    /// - Throws: ``StorageError/model(_:)`` for entity declarations that do not fit together.
+    /// - Throws: ``StorageError/model(_:)`` for entity declarations that do not fit together;
+    ///   ``StorageError/cannotOpen(file:cause:)`` or ``StorageError/sqlite(code:message:sql:)`` when
+    ///   SQLite cannot make the database or its tables; ``StorageError/misuse(_:)`` for a `name` that
+    ///   cannot be part of a URL.
     public static func inMemory(model: StorageModel, name: String = "InMemory") throws(StorageError) -> SQLiteStorageManager {
         let resolved = try model.resolve()
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""

@@ -55,9 +55,19 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// Opens (creating, migrating or recovering) the store described by `configuration`.
     ///
     /// - Throws: ``StorageError/model(_:)`` for entity declarations that do not fit together,
-    ///   ``StorageError/migrationFailed(version:underlying:)`` (the store is left as it was),
-    ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)``,
-    ///   ``StorageError/cannotOpen(file:cause:)`` (a read-only folder, a full disk).
+    ///   ``StorageError/migrationFailed(version:underlying:)`` (the store is left as it was), or an
+    ///   inferred change's own error, the store unchanged too:
+    ///   ``StorageError/migrationNeedsDefault(entity:attribute:)``,
+    ///   ``StorageError/migrationNeedsValue(entity:attribute:rows:)``,
+    ///   ``StorageError/migrationBrokeRelationship(entity:relationship:target:rows:)``;
+    ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)``;
+    ///   ``StorageError/schemaDiffers(entity:column:expected:found:)`` or
+    ///   ``StorageError/schemaMismatch(entity:missingColumns:)`` when the tables, once migrated, do not
+    ///   match the declarations; ``StorageError/cannotOpen(file:cause:)`` (a read-only folder, a full
+    ///   disk, another process migrating for longer than the configuration waits);
+    ///   ``StorageError/busyTimeout(file:seconds:)``; ``StorageError/sqlite(code:message:sql:)`` for
+    ///   anything else SQLite refused. A corrupt store is no error: it is moved aside and
+    ///   ``recoveredFromCorruption`` says so.
     public convenience init(model: StorageModel, configuration: StorageConfiguration) throws(StorageError) {
         let resolved = try model.resolve()
         let hub = StorageEventHub(label: configuration.fileURL.lastPathComponent, onError: configuration.onError)
@@ -146,8 +156,10 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// call becomes ambiguous in async code. Operations run one at a time in the order they were
     /// submitted, whichever form submitted them.
     ///
-    /// - Throws: what the operation threw, or the first ``StorageError`` recorded during it; the
-    ///   transaction is rolled back either way.
+    /// - Throws: what the operation threw, or the first ``StorageError`` recorded during it, or the
+    ///   commit's own failure (``StorageError/busyTimeout(file:seconds:)``,
+    ///   ``StorageError/diskFull(file:)``, ``StorageError/readOnly(file:)``); the transaction is rolled
+    ///   back in every case.
     public func write<T: Sendable>(_ operation: @escaping @Sendable (StorageType) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writerQueue.async { [self] in continuation.resume(with: runOperation(operation)) }
@@ -156,6 +168,22 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
 
     /// Runs `operation` on the writer and waits for it: for command-line programs and tests. Never call
     /// it from the main actor while it waits for something the main actor must do.
+    ///
+    /// ```swift
+    /// let count = try manager.writeAndWait { storage in
+    ///     let order = storage.insertNewObject(ofType: Order.self)
+    ///     order.orderID = 1
+    ///     return storage.countObjects(ofType: Order.self)
+    /// }
+    /// ```
+    ///
+    /// - Parameter operation: The changes, in one transaction; its result is returned once committed.
+    /// - Returns: What `operation` returned.
+    /// - Throws: ``StorageError/misuse(_:)`` when called from inside an operation of the same manager
+    ///   (it would wait for itself); otherwise what `operation` threw, or the first ``StorageError``
+    ///   recorded during it, or the commit's own failure (``StorageError/busyTimeout(file:seconds:)``,
+    ///   ``StorageError/diskFull(file:)``, ``StorageError/readOnly(file:)``); the transaction is rolled
+    ///   back in every case.
     public func writeAndWait<T>(_ operation: (StorageType) throws -> T) throws -> T {
         if DispatchQueue.getSpecific(key: Self.writerKey) == ObjectIdentifier(self) {
             throw StorageError.misuse("writeAndWait was called from inside an operation of the same store")

@@ -9,7 +9,12 @@ import FileStorageKit
 /// let manager = try SQLiteStorageManager(model: model, configuration: configuration)
 /// ```
 public struct StorageConfiguration: Sendable {
-    /// How much a commit waits for the disk. See `Docs/ManagedStorage.md`, "Durability".
+    /// How much a commit waits for the disk. See <doc:CorruptStoresAndDurability>.
+    ///
+    /// ```swift
+    /// var configuration = StorageConfiguration(name: "Cache", appName: "WooShop")
+    /// configuration.durability = .normal     // data that can be downloaded again
+    /// ```
     public enum Durability: Sendable {
         /// `PRAGMA synchronous = FULL` (the default): a commit returns after the write-ahead log reached
         /// the disk. A committed transaction survives a killed process and a power loss.

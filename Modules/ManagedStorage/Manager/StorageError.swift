@@ -6,6 +6,19 @@ import Foundation
 /// shapes: the first error recorded during an operation rolls its whole transaction back and reaches
 /// the generic `performAndSave`'s `Result` (or ``SQLiteStorageManager/errors()`` and `onError` for the
 /// `Void` form). Errors on `viewStorage` are reported there at once.
+///
+/// ```swift
+/// do {
+///     try await manager.write { storage in
+///         guard let customer = storage.firstObject(ofType: Customer.self) else { return }
+///         storage.deleteObject(customer)
+///     }
+/// } catch StorageError.deleteDenied(let entity, let relationship) {
+///     print("\(entity) still has \(relationship)")    // its orders (delete rule .deny)
+/// } catch {
+///     print(error)                                     // the description says what, where and why
+/// }
+/// ```
 public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     /// SQLite refused a statement: its (extended) result code, its message, and the SQL.
     case sqlite(code: Int32, message: String, sql: String?)

@@ -4,10 +4,12 @@ import Foundation
 ///
 /// The toolkit conforms `Bool`, the integer types, `Double`, `Float`, `String`, `Data`, `Date`, `UUID`,
 /// `URL` and `Decimal`, and `Optional` of any of them (an optional column may hold `NULL`). A
-/// `RawRepresentable` type whose raw value is an attribute conforms by declaring it:
+/// `RawRepresentable` type whose raw value is an attribute conforms by declaring it; a new object starts
+/// at the case whose raw value is the raw type's default (`""`, `0`), else at the first case of a
+/// `CaseIterable` type (a type with neither stops the program when an object is inserted):
 ///
 /// ```swift
-/// enum OrderStatus: String, StorageAttribute { case pending, processing, completed }
+/// enum OrderStatus: String, CaseIterable, StorageAttribute { case pending, processing, completed }
 /// ```
 ///
 /// Decoding never traps: a stored value of the wrong type makes ``decode(_:)`` return `nil`, and the
@@ -31,6 +33,7 @@ extension StorageAttribute {
 }
 
 extension Optional: _ReadOnlyField where Wrapped: _ReadOnlyField {
+/// An optional property's read-only form: the wrapped type's, optional.
     public typealias ReadOnlyField = Wrapped.ReadOnlyField?
     public static func _readOnly(_ value: Self) -> Wrapped.ReadOnlyField? { value.map(Wrapped._readOnly) }
 }
@@ -48,6 +51,7 @@ extension Optional: StorageAttribute where Wrapped: StorageAttribute {
 
 extension StorageAttribute where Self: FixedWidthInteger {
     public static var columnType: StorageColumnType { .integer }
+/// Zero.
     public static var storageDefault: Self { 0 }
     @inlinable public var storageValue: StorageValue { .integer(Int64(truncatingIfNeeded: self)) }
     @inlinable public static func decode(_ value: StorageValue) -> Self? {

@@ -9,8 +9,14 @@ import Foundation
 /// final class Order {
 ///     var orderID: Int64
 ///     var status: String
-///     @Relationship(deleteRule: .cascade, inverse: \OrderItem.order)
+///     @Relationship(deleteRule: .cascade, inverse: "order")
 ///     var items: [OrderItem]
+/// }
+///
+/// @StorageEntity
+/// final class OrderItem {
+///     var name: String
+///     var order: Order?
 /// }
 /// ```
 ///
@@ -51,6 +57,7 @@ public protocol _ReadOnlyField {
 }
 
 extension Array: _ReadOnlyField where Element: StorageEntity {
+/// A to-many relationship's read-only form: the read-only copies of its objects.
     public typealias ReadOnlyField = [Element.ReadOnly]
     public static func _readOnly(_ value: [Element]) -> [Element.ReadOnly] { value.map { $0.toReadOnly() } }
 }

@@ -4,7 +4,27 @@ import Foundation
 ///
 /// Generated code builds these with ``property(_:_:originalName:default:)`` and its overloads; the overload the compiler picks
 /// tells an attribute (a ``StorageAttribute`` value), a to-one relationship (an optional entity) and a
-/// to-many relationship (an array of entities) apart.
+/// to-many relationship (an array of entities) apart. For
+///
+/// ```swift
+/// @StorageEntity
+/// final class Customer {
+///     var name: String
+///     @Relationship(deleteRule: .deny)
+///     var orders: [Order]
+/// }
+/// ```
+///
+/// the macro writes:
+///
+/// ```swift
+/// static var _$properties: [StorageProperty<Customer>] {
+///     [
+///         .property("name", \Customer.name),
+///         .property("orders", \Customer.orders, deleteRule: .deny),
+///     ]
+/// }
+/// ```
 public struct StorageProperty<Entity: StorageEntity> {
     let name: String
     let keyPath: PartialKeyPath<Entity>
@@ -17,6 +37,8 @@ public struct StorageProperty<Entity: StorageEntity> {
     /// An attribute: one column holding a ``StorageAttribute`` value.
     ///
     /// - Parameters:
+    ///   - name: The property's name, which is the column's.
+    ///   - keyPath: The property.
     ///   - originalName: The column's name in the previous model version, when the property was renamed.
     ///   - defaultValue: The value of a new object, and of existing rows when a migration adds the
     ///     column (`@Attribute(default:)`); without it a new object starts at the type's default, and

@@ -1,11 +1,25 @@
 import Foundation
 
 /// One column's value as SQLite stores it: what a ``StorageAttribute`` becomes in a row.
+///
+/// A ``StorageSchemaVersion`` written in SQL passes its arguments and reads its rows as these values:
+///
+/// ```swift
+/// StorageSchemaVersion("3-close-old-orders") { db in
+///     try db.execute(sql: #"UPDATE "Order" SET "status" = ? WHERE "total" = ?"#,
+///                    arguments: [.text("closed"), .real(0)])
+/// }
+/// ```
 public enum StorageValue: Sendable, Hashable, CustomStringConvertible {
+/// SQL `NULL`: an optional attribute without a value, or a to-one relationship to nothing.
     case null
+/// A 64-bit integer: the integer types, `Bool` (0 or 1) and a to-one relationship's row.
     case integer(Int64)
+/// A double: `Double`, `Float` and `Date` (seconds since 1970).
     case real(Double)
+/// Text, stored as UTF-8: `String`, `UUID`, `URL` and `Decimal`.
     case text(String)
+/// Bytes: `Data`.
     case blob(Data)
 
     /// SQLite's name for the storage class, as errors print it.
@@ -55,9 +69,20 @@ public enum StorageValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The SQL column type an attribute is declared with.
+///
+/// A ``StorageAttribute`` names its own; a `RawRepresentable` attribute takes its raw value's:
+///
+/// ```swift
+/// enum OrderStatus: String, StorageAttribute { case pending, completed }
+/// OrderStatus.columnType    // .text
+/// ```
 public enum StorageColumnType: String, Sendable {
+/// `INTEGER`: the integer types and `Bool`.
     case integer = "INTEGER"
+/// `REAL`: `Double`, `Float` and `Date`.
     case real = "REAL"
+/// `TEXT`: `String`, `UUID`, `URL` and `Decimal`.
     case text = "TEXT"
+/// `BLOB`: `Data`.
     case blob = "BLOB"
 }

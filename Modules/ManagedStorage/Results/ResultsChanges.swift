@@ -36,6 +36,17 @@ extension IndexPath {
 
 /// What happened to an object or a section of live results: `NSFetchedResultsChangeType`'s cases,
 /// with its raw values.
+///
+/// ```swift
+/// controller.onDidChangeObject = { order, indexPath, type, newIndexPath in
+///     switch type {
+///     case .insert: print("insert at", newIndexPath!)
+///     case .delete: print("delete at", indexPath!)
+///     case .move: print("move from", indexPath!, "to", newIndexPath!)
+///     case .update: print("reload", indexPath!)
+///     }
+/// }
+/// ```
 public enum ResultsChangeType: UInt, Sendable, Hashable {
     /// New at `newIndexPath`.
     case insert = 1
@@ -53,9 +64,25 @@ public enum ResultsChangeType: UInt, Sendable, Hashable {
 ///
 /// Applying it to the rows before, in that order (delete sections and rows, then insert sections and
 /// rows, then move), gives exactly the rows after.
+///
+/// Each ``ResultsSnapshot`` carries the changes since the one before:
+///
+/// ```swift
+/// for try await snapshot in manager.results(Order.self, sortedBy: [SortDescriptor(\.orderID)]) {
+///     let changes = snapshot.changes
+///     print("deleted", changes.deleted, "inserted", changes.inserted, "moved", changes.moved.count)
+/// }
+/// ```
 public struct ResultsChanges: Sendable, Equatable {
-    /// One object's change.
+    /// One object's change: what happened, where the object was and where it is.
+    ///
+    /// ```swift
+    /// for change in snapshot.changes.objects where change.type == .move {
+    ///     print(change.objectID, change.indexPath!, "->", change.newIndexPath!)
+    /// }
+    /// ```
     public struct ObjectChange: Sendable, Equatable {
+/// Insert, delete, move or update; says which of the two index paths is set.
         public let type: ResultsChangeType
         /// Where the object was (`nil` for an insert).
         public let indexPath: IndexPath?
@@ -89,12 +116,20 @@ public struct ResultsChanges: Sendable, Equatable {
     /// Index paths of updated objects (before the change).
     public var updated: [IndexPath] { objects.filter { $0.type == .update }.compactMap(\.indexPath) }
 
+/// No changes: what the first snapshot of a sequence carries.
     public init() {}
 }
 
 /// A section of live results: its name, how many objects it holds, and their read-only copies.
 ///
 /// WooCommerce's `ResultsController.SectionInfo`. The copies are made when ``objects`` is first read.
+///
+/// ```swift
+/// try controller.performFetch()
+/// for section in controller.sections {
+///     print(section.name, section.numberOfObjects)
+/// }
+/// ```
 public final class ResultsSectionInfo<Object: Sendable>: @unchecked Sendable {
     /// The section's name: the section key's value as text (`""` for `nil`, and for results without
     /// sections).

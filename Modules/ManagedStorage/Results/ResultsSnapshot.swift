@@ -2,6 +2,17 @@ import Foundation
 
 /// Live results at one moment, for code that is not on the main actor: every section with the
 /// read-only copies of its objects, and what changed since the previous snapshot.
+///
+/// ```swift
+/// for try await snapshot in manager.results(Order.self, sectionNameKeyPath: "status",
+///                                           sortedBy: [SortDescriptor(\.orderID)]) {
+///     for section in snapshot.sections {
+///         print(section.name, section.objects.map(\.orderID))
+///     }
+/// }
+/// ```
+///
+/// ``SQLiteStorageManager/results(_:sectionNameKeyPath:matching:fetchLimit:sortedBy:)`` makes them.
 public struct ResultsSnapshot<Object: Sendable>: Sendable {
     /// The sections, in order (one section named `""` when there is no section key).
     public let sections: [ResultsSectionInfo<Object>]

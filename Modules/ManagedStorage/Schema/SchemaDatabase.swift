@@ -20,11 +20,26 @@ public struct SchemaDatabase {
     init(_ db: Database) { self.db = db }
 
     /// Runs one or more statements.
+    ///
+    /// - Parameters:
+    ///   - sql: The statements, separated by semicolons; `?` marks an argument.
+    ///   - arguments: One value per `?`, in order.
+    /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
+    ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
     public func execute(sql: String, arguments: [StorageValue] = []) throws {
         try db.execute(sql: sql, arguments: Self.arguments(arguments))
     }
 
     /// The rows of a query, each as its columns' values in order.
+    ///
+    /// - Parameters:
+    ///   - sql: One `SELECT`; `?` marks an argument.
+    ///   - arguments: One value per `?`, in order.
+    /// - Returns: One array per row, one value per column.
+    /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
+    ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
     public func fetchAll(sql: String, arguments: [StorageValue] = []) throws -> [[StorageValue]] {
         try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments)).map { row in
             row.databaseValues.map(StorageValue.init(databaseValue:))
@@ -32,11 +47,24 @@ public struct SchemaDatabase {
     }
 
     /// Whether the store has a table named `name`.
+    ///
+    /// ```swift
+    /// if try db.tableExists("Coupon") { try db.execute(sql: #"DELETE FROM "Coupon""#) }
+    /// ```
+    ///
+    /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
+    ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
     public func tableExists(_ name: String) throws -> Bool {
         try db.tableExists(name)
     }
 
-    /// The names of `table`'s columns, in order.
+    /// The names of `table`'s columns, in order (`id` first for an entity's table); empty when there
+    /// is no such table.
+    ///
+    /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
+    ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
     public func columns(in table: String) throws -> [String] {
         try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(SQL.quote(table)))").map { $0["name"] }
     }

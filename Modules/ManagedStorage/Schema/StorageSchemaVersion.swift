@@ -12,6 +12,23 @@
 /// declarations, as one unit: if any of it fails, the store is restored to exactly what it was
 /// before, and the error reaches the caller (``StorageError/migrationFailed(version:underlying:)``,
 /// or the typed error of an inferred change, such as ``StorageError/migrationNeedsDefault(entity:attribute:)``).
+///
+/// The versions are listed, oldest first, in the ``StorageModel`` beside the current entities:
+///
+/// ```swift
+/// let splitName = StorageSchemaVersion.custom("2-split-name", from: [ContactV1.self],
+///                                             to: [ContactV2.self]) { old, new in
+///     for contact in old.allObjects(ofType: ContactV1.self) {
+///         let parts = contact.name.split(separator: " ", maxSplits: 1).map(String.init)
+///         guard let copy = new.loadObject(ofType: ContactV2.self, with: contact.objectID) else { continue }
+///         copy.givenName = parts.first ?? ""
+///         copy.familyName = parts.count > 1 ? parts[1] : ""
+///     }
+/// }
+/// let manager = try SQLiteStorageManager(
+///     model: StorageModel(entities: [ContactV2.self], versions: [splitName]),
+///     configuration: StorageConfiguration(name: "Contacts", appName: "Example"))
+/// ```
 public struct StorageSchemaVersion: Sendable {
     /// The identifier recorded in the store once the version is applied.
     public let identifier: String
@@ -34,6 +51,12 @@ public struct StorageSchemaVersion: Sendable {
     ///
     /// It runs before the inferred changes of the current declarations, in the store's layout at that
     /// point; foreign keys are checked when it ends.
+    ///
+    /// - Parameters:
+    ///   - identifier: Recorded in the store once applied: a program that does not list it refuses the
+    ///     store.
+    ///   - migrate: The SQL, through a ``SchemaDatabase``; an error it throws fails the migration with
+    ///     ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
     public init(_ identifier: String, migrate: @escaping @Sendable (SchemaDatabase) throws -> Void) {
         self.identifier = identifier
         self.change = .sql(migrate)
