@@ -24,6 +24,8 @@ public final class EntityBacking {
     /// or the operation ends: a property set then only stores the value (nothing to check, compare or
     /// track, since a new object is written whole).
     @usableFromInline var isNewInWriter = false
+    /// Whether the object was deleted in its storage (by `deleteObject(_:)` or a cascade): its
+    /// properties keep their last values, and saving removes its row.
     public internal(set) var isDeleted = false
     /// The storage, through its one shared link: a strong reference to the link costs a row less
     /// than a weak reference of its own would (forming and destroying a weak reference per object
