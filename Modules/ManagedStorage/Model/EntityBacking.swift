@@ -103,9 +103,15 @@ public final class EntityBacking {
     @usableFromInline
     func badValue<V: StorageAttribute>(_ index: Int) -> V {
         // A column a custom migration stage has yet to fill (see `StorageContext.fillsNewColumns`).
-        if context?.fillsNewColumns == true, values[index] == .null { return V.storageDefault }
+        if context?.fillsNewColumns == true, values[index] == .null { return fallback(index) }
         context?.record(.badValue(entity: schema.name, property: schema.properties[index].name, rowID: rowID,
                                   found: values[index].description))
+        return fallback(index)
+    }
+
+    /// The property's default: the declared one, else its type's (the model has one or the other).
+    private func fallback<V: StorageAttribute>(_ index: Int) -> V {
+        if case .attribute(let info) = schema.properties[index].kind, let value = V.decode(info.defaultValue) { return value }
         return V.storageDefault
     }
 

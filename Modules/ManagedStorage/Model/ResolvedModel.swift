@@ -20,6 +20,13 @@ final class ResolvedModel: @unchecked Sendable {
             guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("grdb_"), !lowered.hasPrefix(SchemaHistory.reservedPrefix) else {
                 throw .model("the entity name \(schema.name) is reserved for the store's own tables")
             }
+            for property in schema.properties {
+                if case .attribute(let info) = property.kind, info.lacksDefault {
+                    throw .model("\(schema.name).\(property.name): \(info.typeName) has no value a new object can start with "
+                                 + "(no case for its raw type's default, and it is not CaseIterable): make it CaseIterable, "
+                                 + "add that case, or declare the property's default")
+                }
+            }
             schemas.append(schema)
             byName[type.entityName] = schema
         }

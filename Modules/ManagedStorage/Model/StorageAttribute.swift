@@ -21,6 +21,10 @@ public protocol StorageAttribute: _ReadOnlyField, Equatable, Sendable where Read
     static var isOptional: Bool { get }
     /// The value a new object starts with (zero, empty, `false`, `nil`).
     static var storageDefault: Self { get }
+    /// ``storageDefault`` when the type has one, `nil` when it has none (a raw-value enum with no case
+    /// for the raw type's default that is not `CaseIterable`): the model then names the property at
+    /// open, as ``StorageError/model(_:)``, instead of the program stopping.
+    static var storageDefaultIfAny: Self? { get }
     /// The value as a column value.
     var storageValue: StorageValue { get }
     /// The attribute for a column value, or `nil` when the column holds something this type cannot be.
@@ -28,6 +32,9 @@ public protocol StorageAttribute: _ReadOnlyField, Equatable, Sendable where Read
 }
 
 extension StorageAttribute {
+    /// ``storageDefault``: every type but a raw-value enum without a default case has one.
+    public static var storageDefaultIfAny: Self? { storageDefault }
+
     public static var isOptional: Bool { false }
     public static func _readOnly(_ value: Self) -> Self { value }
 }
@@ -172,10 +179,21 @@ extension Decimal: StorageAttribute {
 extension StorageAttribute where Self: RawRepresentable, RawValue: StorageAttribute {
     public static var columnType: StorageColumnType { RawValue.columnType }
     /// The first case whose raw value is the raw type's default, or the first `CaseIterable` case.
+    ///
+    /// A type with neither is refused when the model is resolved (``storageDefaultIfAny`` is `nil`),
+    /// unless each of its properties declares a default; this is then never read.
     public static var storageDefault: Self {
+        guard let value = storageDefaultIfAny else {
+            preconditionFailure("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
+        }
+        return value
+    }
+    /// The first case whose raw value is the raw type's default, or the first `CaseIterable` case;
+    /// `nil` when there is neither.
+    public static var storageDefaultIfAny: Self? {
         if let value = Self(rawValue: RawValue.storageDefault) { return value }
         if let iterable = Self.self as? any CaseIterable.Type, let first = firstCase(of: iterable) as? Self { return first }
-        preconditionFailure("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
+        return nil
     }
     @inlinable public var storageValue: StorageValue { rawValue.storageValue }
     @inlinable public static func decode(_ value: StorageValue) -> Self? { RawValue.decode(value).flatMap(Self.init(rawValue:)) }

@@ -83,6 +83,8 @@ struct AttributeInfo: @unchecked Sendable {
     /// The default declared with `@Attribute(default:)`: the column's SQL `DEFAULT`, and what a
     /// migration fills existing rows with.
     let declaredDefault: StorageValue?
+    /// The type has no default value and the property declares none (the model refuses it).
+    let lacksDefault: Bool
     let typeName: String
     /// Whether a stored value decodes as the property's type.
     let accepts: (StorageValue) -> Bool
@@ -95,7 +97,13 @@ struct AttributeInfo: @unchecked Sendable {
         columnType = V.columnType
         isOptional = V.isOptional
         self.declaredDefault = declaredDefault?.storageValue
-        defaultValue = declaredDefault?.storageValue ?? V.storageDefault.storageValue
+        if let declared = declaredDefault?.storageValue ?? V.storageDefaultIfAny?.storageValue {
+            defaultValue = declared
+            lacksDefault = false
+        } else {
+            defaultValue = .null
+            lacksDefault = true
+        }
         typeName = String(describing: V.self)
         accepts = { V.decode($0) != nil }
         valueRule = Self.valueRule(of: V.self)
