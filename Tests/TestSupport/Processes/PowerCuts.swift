@@ -92,6 +92,10 @@ public struct PowerCuts: Sendable {
     /// far below the acknowledged value each key is, summed) goes into `shortfalls`, and the next cut
     /// starts from what survived. A store that does not open is a loss either way.
     ///
+    /// With `freshStoreEvery` (cuts), the backing folder is emptied before every that many cuts and
+    /// the store starts over: for a store whose checker reads everything, whose cost would otherwise
+    /// grow with every cut (a 2,000-cut campaign then costs 20 times a 100-cut run, not 400 times).
+    ///
     /// - Parameters:
     ///   - arguments: The writer's command line for a cut (its paths under `cut.mount`, its values from
     ///     `cut.firstValue` on, so they grow across cuts).
@@ -99,7 +103,7 @@ public struct PowerCuts: Sendable {
     ///     out was lost. Throwing means the store is corrupt, which counts as a loss.
     /// - Returns: What ran, with every loss; throws only when the harness itself fails (a mount, a
     ///   writer that ends by itself).
-    public func run(cuts: Int, stopAtFirstLoss: Bool = false, measuringLoss: Bool = false,
+    public func run(cuts: Int, stopAtFirstLoss: Bool = false, measuringLoss: Bool = false, freshStoreEvery: Int? = nil,
                     arguments: (PowerCut) -> [String],
                     read: (URL) async throws -> [String: Int]) async throws -> PowerCutRun {
         let seed = Self.seed(label: label)
@@ -113,6 +117,12 @@ public struct PowerCuts: Sendable {
         var acks = 0
         var done = 0
         for index in 1...cuts {
+            if let every = freshStoreEvery, index > 1, (index - 1) % every == 0 {
+                for name in try FileManager.default.contentsOfDirectory(atPath: backing.path) {
+                    try FileManager.default.removeItem(at: backing.appendingPathComponent(name))
+                }
+                floor = [:]
+            }
             let cut = PowerCut(label: label, index: index, seed: seed, lazyfsSeed: rng.next() >> 1,
                                torn: ["", "--torn=prefix", "--torn=reorder"][index % 3],
                                delayMicroseconds: rng.int(in: 0...maxMicroseconds), mount: mount, backing: backing)
