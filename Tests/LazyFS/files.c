@@ -18,6 +18,7 @@ void lazy_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     fi->keep_cache = 1;
     node->opens++;
+    trace("open %lu, flags %o", (unsigned long)ino, (unsigned)fi->flags);
     fuse_reply_open(req, fi);
 }
 
@@ -41,6 +42,7 @@ void lazy_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mod
     }
     fi->keep_cache = 1;
     node->opens++;
+    trace("create %lu/%s -> %lu, flags %o", (unsigned long)parent, name, (unsigned long)node->ino, (unsigned)fi->flags);
     struct fuse_entry_param e;
     fill_entry(node, &e);
     fuse_reply_create(req, &e, fi);
@@ -52,6 +54,9 @@ void lazy_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fu
     struct inode *node = node_or_reply(req, ino);
     if (!node)
         return;
+    trace("read %lu at %lld, %zu of %zu bytes", (unsigned long)ino, (long long)off,
+          (size_t)off >= node->cur.size ? 0 : (node->cur.size - (size_t)off < size ? node->cur.size - (size_t)off : size),
+          node->cur.size);
     if ((size_t)off >= node->cur.size) {
         fuse_reply_buf(req, NULL, 0);
         return;
@@ -67,6 +72,7 @@ void lazy_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, of
     struct inode *node = node_or_reply(req, ino);
     if (!node)
         return;
+    trace("write %lu at %lld, %zu bytes", (unsigned long)ino, (long long)off, size);
     int err = file_write(node, off, buf, size);
     if (err)
         fuse_reply_err(req, -err);
@@ -85,6 +91,7 @@ void lazy_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
     struct inode *node = inode_get(ino);
+    trace("release %lu", (unsigned long)ino);
     if (node && node->opens) {
         node->opens--;
         inode_maybe_free(node);
@@ -94,11 +101,12 @@ void lazy_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void lazy_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-    (void)datasync; /* fdatasync keeps the data and the size, which is all a file holds here */
+    /* fdatasync keeps the data and the size, which is all a file holds here */
     (void)fi;
     struct inode *node = node_or_reply(req, ino);
     if (!node)
         return;
+    trace("fsync %lu%s", (unsigned long)ino, datasync ? " (data)" : "");
     if (is_reg(node))
         file_sync(node);
     else if (is_dir(node))

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <stdio.h>
 #include <time.h>
 
 /* Torn writes are cut at this granularity: a page either holds a write's bytes or not. */
@@ -91,9 +92,15 @@ struct lazyfs {
     struct inode **inodes;   /* by inode number; NULL where freed */
     size_t ninodes;          /* one past the highest number handed out */
     uint64_t bytes_used;     /* current data, for statfs */
+    FILE *trace;             /* --trace: every change, sync and read, one line each; NULL without */
 };
 
 extern struct lazyfs fs;
+
+/* main.c: one line to the --trace file (nothing without --trace). */
+void trace(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* main.c: the durable entries of every folder and the durable size of every file, to the trace. */
+void trace_durable_state(void);
 
 /* model.c: inodes, directories, data, fsync. */
 struct inode *inode_get(uint64_t ino);

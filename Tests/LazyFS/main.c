@@ -1,4 +1,5 @@
 /* lazyfs --backing DIR --mount DIR [--seed N] [--torn[=prefix|reorder]] [--timeout SECONDS] [--die-with-parent]
+ *        [--trace FILE]
  *
  * Loads DIR into memory, mounts the lazy file system at the mount point (which may be DIR itself),
  * prints "ready" on standard output, and serves requests in the foreground on one thread until:
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,11 +41,46 @@ static double ms_since(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
+void trace(const char *format, ...)
+{
+    if (!fs.trace)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    fprintf(fs.trace, "%ld.%06ld ", (long)now.tv_sec, now.tv_nsec / 1000);
+    va_list args;
+    va_start(args, format);
+    vfprintf(fs.trace, format, args);
+    va_end(args);
+    fputc('\n', fs.trace);
+}
+
+void trace_durable_state(void)
+{
+    if (!fs.trace)
+        return;
+    for (size_t ino = 0; ino < fs.ninodes; ino++) {
+        struct inode *node = fs.inodes[ino];
+        if (!node)
+            continue;
+        if (is_dir(node)) {
+            fprintf(fs.trace, "durable folder %zu:", ino);
+            for (size_t i = 0; i < node->dur_entries.count; i++)
+                fprintf(fs.trace, " %s=%" PRIu64, node->dur_entries.items[i].name, node->dur_entries.items[i].ino);
+            fputc('\n', fs.trace);
+        } else if (is_reg(node)) {
+            fprintf(fs.trace, "file %zu: durable %zu bytes, current %zu%s, links %u current %u durable, %zu log ops\n",
+                    ino, node->dur.size, node->cur.size, node->unsynced ? " (unsynced)" : "", node->cur_links,
+                    node->dur_links, node->nlog);
+        }
+    }
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: lazyfs --backing DIR --mount DIR [--seed N] [--torn[=prefix|reorder]] [--timeout SECONDS]\n"
-            "              [--die-with-parent]\n"
+            "              [--die-with-parent] [--trace FILE]\n"
             "  SIGUSR1: power cut (keep only what was synced); SIGTERM/SIGINT/unmount: clean stop.\n");
     exit(2);
 }
@@ -69,6 +106,12 @@ int main(int argc, char **argv)
             fs.torn = TORN_REORDER;
         } else if (strcmp(arg, "--die-with-parent") == 0) {
             die_with_parent = true;
+        } else if (strcmp(arg, "--trace") == 0 && i + 1 < argc) {
+            fs.trace = fopen(argv[++i], "we");
+            if (!fs.trace) {
+                fprintf(stderr, "lazyfs: cannot open the trace %s: %s\n", argv[i], strerror(errno));
+                return 1;
+            }
         } else if (strcmp(arg, "--timeout") == 0 && i + 1 < argc) {
             fs.timeout = strtod(argv[++i], NULL);
         } else {
@@ -95,6 +138,8 @@ int main(int argc, char **argv)
     }
     if (image_load() != 0)
         return 1;
+    trace("loaded %s", backing);
+    trace_durable_state();
 
     /* Signals are caught (not blocked) from before the mount, so none can kill us with a mount up. */
     if (pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -178,6 +223,8 @@ int main(int argc, char **argv)
     unsigned dropped_files, dropped_entries, files, dirs;
     uint64_t dropped_bytes, kept = 0, bytes;
     count_unsynced(&dropped_files, &dropped_bytes, &dropped_entries);
+    trace("%s", cut ? "power cut" : "stop");
+    trace_durable_state();
     /* Unmounting closes our end first: every request still waiting fails, as after a power cut. */
     fuse_session_unmount(se);
     int err = image_write(cut, &kept, &files, &dirs, &bytes);
@@ -195,5 +242,7 @@ int main(int argc, char **argv)
                 unmounted ? "unmounted" : "stopped", files, dirs, bytes, dropped_bytes, dropped_files,
                 dropped_entries, ms_since(&stop));
     fuse_session_destroy(se);
+    if (fs.trace)
+        fclose(fs.trace);
     return err || failed ? 1 : 0;
 }

@@ -25,6 +25,7 @@ void lazy_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         node = inode_get(dir->parent);
     else
         node = child_named(dir, name, NULL);
+    trace("lookup %lu/%s -> %lu", (unsigned long)parent, name, node ? (unsigned long)node->ino : 0UL);
     if (!node) {
         /* A negative entry the kernel may cache: every create goes through it and clears it. */
         struct fuse_entry_param e;
@@ -42,6 +43,7 @@ static void forget_one(fuse_ino_t ino, uint64_t nlookup)
     if (!node)
         return;
     node->nlookup = node->nlookup > nlookup ? node->nlookup - nlookup : 0;
+    trace("forget %lu by %lu", (unsigned long)ino, (unsigned long)nlookup);
     inode_maybe_free(node);
 }
 
@@ -121,6 +123,7 @@ static void remove_entry(fuse_req_t req, fuse_ino_t parent, const char *name, bo
         fuse_reply_err(req, ENOTEMPTY);
         return;
     }
+    trace("%s %lu/%s (%lu)", want_dir ? "rmdir" : "unlink", (unsigned long)parent, name, (unsigned long)node->ino);
     dir_unlink_at(dir, (size_t)index);
     fuse_reply_err(req, 0);
 }
@@ -148,6 +151,9 @@ void lazy_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t
     ssize_t from_index, to_index;
     struct inode *node = child_named(from, name, &from_index);
     struct inode *target = child_named(to, newname, &to_index);
+    trace("rename %lu/%s (%lu) -> %lu/%s (%lu), flags %u", (unsigned long)parent, name,
+          node ? (unsigned long)node->ino : 0UL, (unsigned long)newparent, newname,
+          target ? (unsigned long)target->ino : 0UL, flags);
     if (!node) {
         fuse_reply_err(req, ENOENT);
         return;
@@ -222,6 +228,7 @@ void lazy_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char 
         fuse_reply_err(req, EEXIST);
         return;
     }
+    trace("link %lu -> %lu/%s", (unsigned long)ino, (unsigned long)newparent, newname);
     dir_link(dir, newname, node);
     inode_touch(node, false);
     reply_entry(req, node);
@@ -302,6 +309,7 @@ void lazy_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_fil
     struct inode *dir = folder(req, ino);
     if (!dir)
         return;
+    trace("fsyncdir %lu", (unsigned long)ino);
     dir_sync(dir);
     fuse_reply_err(req, 0);
 }

@@ -106,6 +106,7 @@ struct inode *make_node(fuse_req_t req, fuse_ino_t parent, const char *name, mod
         return NULL;
     }
     dir_link(dir, name, node);
+    trace("make %lu/%s -> %lu (mode %o)", (unsigned long)parent, name, (unsigned long)node->ino, (unsigned)mode);
     return node;
 }
 
@@ -141,6 +142,7 @@ void lazy_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
             fuse_reply_err(req, is_dir(node) ? EISDIR : EINVAL);
             return;
         }
+        trace("truncate %lu to %lld", (unsigned long)ino, (long long)attr->st_size);
         int err = file_truncate(node, attr->st_size);
         if (err) {
             fuse_reply_err(req, -err);

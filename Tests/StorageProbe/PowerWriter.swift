@@ -17,6 +17,8 @@ import Glibc
 /// `FOLDER/Preferences/power`, the first write creates), and two deliberately broken writers that the
 /// harness's self-test must catch, in raw POSIX calls beside `durable`'s layout: `no-folder-sync` (the
 /// rename is never made durable) and `no-file-sync` (the data is never flushed before the rename).
+/// `detach-first` writes as `durable` does, after detaching the mount (`umount2(MNT_DETACH)`, as root):
+/// its writes land in the mount folder itself, past lazyfs, which the harness must notice.
 enum PowerWriter {
     static let keyCount = 4
 
@@ -36,8 +38,11 @@ enum PowerWriter {
             write = { key, value in try rawWrite(value, key: key, in: folder.path, syncFile: true, syncFolder: false) }
         case "no-file-sync":
             write = { key, value in try rawWrite(value, key: key, in: folder.path, syncFile: false, syncFolder: true) }
+        case "detach-first":
+            guard umount2(folder.path, Int32(MNT_DETACH)) == 0 else { throw posixError("umount2 \(folder.path)") }
+            write = { key, value in try DurableFile.write(Data("\(value)".utf8), to: folder.appendingPathComponent(key)) }
         default:
-            usage("power-writer: unknown API \(api) (durable, storage, defaults, no-folder-sync, no-file-sync)")
+            usage("power-writer: unknown API \(api) (durable, storage, defaults, no-folder-sync, no-file-sync, detach-first)")
         }
         var value = start
         while true {

@@ -44,6 +44,10 @@ public struct PowerCuts: Sendable {
     public var maxDelay: Duration = .milliseconds(300)
     /// How long a mount, the writer's first acknowledgement or an exit may take.
     public var deadline: Duration = .seconds(180)
+    /// Where a cut that loses something keeps its evidence (`keepEvidence(of:_:)`), one folder per cut:
+    /// by default the temporary directory, which outlives the test's folder; `nil` keeps nothing (the
+    /// harness's self-test, whose losses are expected).
+    public var evidenceFolder: URL? = FileManager.default.temporaryDirectory
 
     /// A harness for the probe `writer` (built beside the tests), in `temp`'s folders `backing` and `mount`.
     public init(label: String, writer: String, in temp: TemporaryFolder) throws {
@@ -126,11 +130,15 @@ public struct PowerCuts: Sendable {
             let cut = PowerCut(label: label, index: index, seed: seed, lazyfsSeed: rng.next() >> 1,
                                torn: ["", "--torn=prefix", "--torn=reorder"][index % 3],
                                delayMicroseconds: rng.int(in: 0...maxMicroseconds), mount: mount, backing: backing)
-            let (acked, count) = try await cutOnce(cut, lazyfs: lazyfs, arguments: arguments(cut))
-            acks += count
-            for (key, value) in acked { floor[key] = max(floor[key] ?? .min, value) }
+            let outcome = try await cutOnce(cut, lazyfs: lazyfs, arguments: arguments(cut))
+            acks += outcome.count
+            for (key, value) in outcome.acked { floor[key] = max(floor[key] ?? .min, value) }
             done = index
             var lost: [String] = []
+            if !outcome.escaped.isEmpty {
+                lost.append("the writer wrote beside lazyfs, in the mount folder itself (the mount was gone): "
+                            + outcome.escaped.joined(separator: ", "))
+            }
             do {
                 let found = try await read(backing)
                 var shortfall = 0
@@ -153,6 +161,7 @@ public struct PowerCuts: Sendable {
                 lost.append("the store does not open: \(error)")
             }
             if !lost.isEmpty {
+                if let evidenceFolder { lost.append(keepEvidence(of: cut, outcome, in: evidenceFolder)) }
                 losses.append("\(cut): " + lost.joined(separator: "; "))
                 print("\(cut): LOST " + lost.joined(separator: "; "))
                 if stopAtFirstLoss { break }
@@ -164,11 +173,46 @@ public struct PowerCuts: Sendable {
         return run
     }
 
-    /// One mount, writer, kill and power cut; returns the last value acknowledged for each key, and
-    /// how many acknowledgements there were.
-    private func cutOnce(_ cut: PowerCut, lazyfs: URL, arguments: [String]) async throws -> ([String: Int], Int) {
+    /// What one cut left: the writer's acknowledgements, and what explains a loss.
+    struct CutOutcome {
+        /// The last value acknowledged for each key.
+        var acked: [String: Int]
+        /// How many acknowledgements there were.
+        var count: Int
+        /// What lazyfs printed on standard error (its mount and power-cut lines).
+        var lazyfsLog: String
+        /// Everything the writer printed.
+        var writerOutput: String
+        /// Entries found in the mount folder itself once lazyfs was gone: writes that missed the mount.
+        var escaped: [String]
+    }
+
+    /// lazyfs's `--trace` of the current cut: every change, sync and read it served, and the durable
+    /// state it loaded and left. Rewritten each cut; kept only for a cut that lost something.
+    var tracePath: URL { backing.deletingLastPathComponent().appendingPathComponent("lazyfs-trace.log") }
+
+    /// Copies what explains a loss (lazyfs's trace and output, the writer's output, the backing folder
+    /// as the cut left it) to a folder of its own in `parent`; returns a sentence that says where,
+    /// with lazyfs's last line.
+    func keepEvidence(of cut: PowerCut, _ outcome: CutOutcome, in parent: URL) -> String {
+        let name = "power-loss-\(label.filter { $0.isLetter || $0.isNumber })-\(cut.seed)-cut\(cut.index)-\(getpid())"
+        let folder = parent.appendingPathComponent(name, isDirectory: true)
+        let manager = FileManager.default
+        try? manager.removeItem(at: folder)
+        try? manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        try? manager.copyItem(at: tracePath, to: folder.appendingPathComponent("lazyfs-trace.log"))
+        try? manager.copyItem(at: backing, to: folder.appendingPathComponent("backing", isDirectory: true))
+        try? Data(outcome.lazyfsLog.utf8).write(to: folder.appendingPathComponent("lazyfs-stderr.log"))
+        try? Data(outcome.writerOutput.utf8).write(to: folder.appendingPathComponent("writer-output.log"))
+        let last = outcome.lazyfsLog.split(separator: "\n").last.map(String.init) ?? "nothing"
+        return "lazyfs said: \(last); its trace, its output, the writer's output and the backing folder are in \(folder.path)"
+    }
+
+    /// One mount, writer, kill and power cut.
+    private func cutOnce(_ cut: PowerCut, lazyfs: URL, arguments: [String]) async throws -> CutOutcome {
         let server = try ChildProcess.start(lazyfs, ["--backing", backing.path, "--mount", mount.path,
-                                                     "--seed", "\(cut.lazyfsSeed)"] + (cut.torn.isEmpty ? [] : [cut.torn]))
+                                                     "--seed", "\(cut.lazyfsSeed)", "--trace", tracePath.path]
+                                                    + (cut.torn.isEmpty ? [] : [cut.torn]))
         // Every way out leaves no mount: lazyfs killed (its `auto_unmount` helper detaches the mount),
         // then `fusermount3 -u -z` for whatever is left.
         defer { if server.termination == nil { server.kill(SIGKILL) }; Self.detach(mount) }
@@ -192,7 +236,12 @@ public struct PowerCuts: Sendable {
             guard words.count == 3, let value = Int(words[2]) else { throw child.error("\(cut): malformed line '\(line)'") }
             acked[String(words[1])] = value
         }
-        return (acked, count)
+        // lazyfs has unmounted: anything in the mount folder now was written past the mount.
+        let escaped = Self.mounts(under: mount).isEmpty
+            ? (try? FileManager.default.contentsOfDirectory(atPath: mount.path)) ?? [] : []
+        for name in escaped { try? FileManager.default.removeItem(at: mount.appendingPathComponent(name)) }
+        return CutOutcome(acked: acked, count: count, lazyfsLog: server.standardError,
+                          writerOutput: child.standardOutput, escaped: escaped.sorted())
     }
 
     /// Runs `program` (a probe built beside the tests) with `arguments` to read a store after a cut:
