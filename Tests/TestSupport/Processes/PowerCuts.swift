@@ -27,7 +27,8 @@ import Darwin
 /// ```
 ///
 /// `TOOLKIT_POWER_SEED` replays a run's moments and lazyfs seeds (the writer's timing still varies);
-/// `TOOLKIT_POWER_CUTS` sets the number of cuts; `TOOLKIT_LAZYFS` names the lazyfs program (`ci/test` sets
+/// `TOOLKIT_POWER_CUTS` sets the number of cuts; `TOOLKIT_POWER_MAX_DELAY_MS` the longest pause before a
+/// cut; `TOOLKIT_LAZYFS` names the lazyfs program (`ci/test` sets
 /// it), else it is built once per test process by `ci/build-lazyfs` into the build folder.
 /// A run never leaves a mount behind: lazyfs is killed and, if need be, detached with
 /// `fusermount3 -u -z` on every way out, failures included.
@@ -40,8 +41,11 @@ public struct PowerCuts: Sendable {
     public let backing: URL
     /// Where lazyfs mounts the backing folder.
     public let mount: URL
-    /// The longest pause between the writer's first acknowledgement and the cut.
-    public var maxDelay: Duration = .milliseconds(300)
+    /// The longest pause between the writer's first acknowledgement and the cut:
+    /// `TOOLKIT_POWER_MAX_DELAY_MS` when set (a campaign that looks for a fault near the start of a
+    /// writer's work), else 300 ms.
+    public var maxDelay: Duration = ProcessInfo.processInfo.environment["TOOLKIT_POWER_MAX_DELAY_MS"]
+        .flatMap { Int($0) }.map { .milliseconds(max(0, $0)) } ?? .milliseconds(300)
     /// How long a mount, the writer's first acknowledgement or an exit may take.
     public var deadline: Duration = .seconds(180)
     /// Where a cut that loses something keeps its evidence (`keepEvidence(of:_:)`), one folder per cut:
