@@ -22,7 +22,7 @@ struct PowerCutHarnessTests {
         #expect(!run.losses.isEmpty, "\(run): the harness did not catch a writer that skips a flush")
     }
 
-    @Test("a writer whose writes miss the mount (it detaches it first) is caught, and said to have written beside it")
+    @Test("a writer whose writes miss the mount (it detaches it first) is caught, and said to have written beside it, on another file system")
     func writesBesideTheMountAreCaught() async throws {
         let temp = try TemporaryFolder(prefix: "power-beside")
         defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty, "a lazyfs mount was left behind") }
@@ -34,6 +34,7 @@ struct PowerCutHarnessTests {
                                      read: StoreReaders.perKeyFiles)
         #expect(run.losses.count == 1, "\(run): the harness did not catch writes that missed lazyfs")
         #expect(run.losses.first?.contains("the writer wrote beside lazyfs") == true, "\(run.losses)")
+        #expect(run.losses.first?.contains("the mount was not lazyfs's any more when the power was cut") == true, "\(run.losses)")
         // The loss kept its evidence: lazyfs's trace from the load to its end (a stop, not a power cut:
         // the detached mount's last user was gone, which lazyfs sees as an unmount), and the writer's
         // acknowledgements.

@@ -139,6 +139,9 @@ public struct PowerCuts: Sendable {
             for (key, value) in outcome.acked { floor[key] = max(floor[key] ?? .min, value) }
             done = index
             var lost: [String] = []
+            if let changed = outcome.mountChanged {
+                lost.append("the mount was not lazyfs's any more when the power was cut: \(changed)")
+            }
             if !outcome.escaped.isEmpty {
                 lost.append("the writer wrote beside lazyfs, in the mount folder itself (the mount was gone): "
                             + outcome.escaped.joined(separator: ", "))
@@ -189,6 +192,8 @@ public struct PowerCuts: Sendable {
         var writerOutput: String
         /// Entries found in the mount folder itself once lazyfs was gone: writes that missed the mount.
         var escaped: [String]
+        /// What the mount turned into while the writer ran, when it was not lazyfs's any more.
+        var mountChanged: String?
     }
 
     /// lazyfs's `--trace` of the current cut: every change, sync and read it served, and the durable
@@ -221,6 +226,8 @@ public struct PowerCuts: Sendable {
         // then `fusermount3 -u -z` for whatever is left.
         defer { if server.termination == nil { server.kill(SIGKILL) }; Self.detach(mount) }
         _ = try await server.waitForLine(deadline: .now + deadline) { $0 == "ready" }
+        let mounted = Self.fileSystem(at: mount)
+        guard mounted.isFUSE else { throw server.error("\(cut): lazyfs said ready, but \(mount.path) is \(mounted)") }
         let child = try ChildProcess.start(writer, arguments)
         defer { if child.termination == nil { child.kill(SIGKILL) } }
         _ = try await child.waitForLine(deadline: .now + deadline) { $0.hasPrefix("acked ") }
@@ -229,6 +236,8 @@ public struct PowerCuts: Sendable {
         child.kill(SIGKILL)
         let end = try await child.waitForExit(deadline: .now + deadline)
         guard end == .signaled(SIGKILL) else { throw child.error("\(cut): the writer ended by itself (\(end))") }
+        // The writer worked on this cut's lazyfs only if the mount is still the one it started on.
+        let atTheCut = Self.fileSystem(at: mount)
         server.kill(SIGUSR1)
         let serverEnd = try await Self.waitForExit(of: server, deadline: .now + deadline, what: "\(cut): lazyfs after the power cut")
         guard serverEnd == .exited(0) else { throw server.error("\(cut): lazyfs ended with \(serverEnd) at the power cut") }
@@ -245,7 +254,22 @@ public struct PowerCuts: Sendable {
             ? (try? FileManager.default.contentsOfDirectory(atPath: mount.path)) ?? [] : []
         for name in escaped { try? FileManager.default.removeItem(at: mount.appendingPathComponent(name)) }
         return CutOutcome(acked: acked, count: count, lazyfsLog: server.standardError,
-                          writerOutput: child.standardOutput, escaped: escaped.sorted())
+                          writerOutput: child.standardOutput, escaped: escaped.sorted(),
+                          mountChanged: atTheCut == mounted ? nil : "\(mounted) when lazyfs was ready, \(atTheCut) at the cut")
+    }
+
+    /// The file system a path is on: its device, and whether a FUSE mount is there.
+    struct FileSystem: Equatable, CustomStringConvertible {
+        var device: UInt64
+        var isFUSE: Bool
+        var description: String { "device \(device) (\(isFUSE ? "FUSE" : "not FUSE"))" }
+    }
+
+    /// `url`'s device (`stat`; 0 when it fails), and whether `/proc/mounts` lists a FUSE mount there.
+    static func fileSystem(at url: URL) -> FileSystem {
+        var info = stat()
+        let device = stat(url.path, &info) == 0 ? UInt64(info.st_dev) : 0
+        return FileSystem(device: device, isFUSE: mounts(under: url).contains(url.standardizedFileURL.path))
     }
 
     /// Runs `program` (a probe built beside the tests) with `arguments` to read a store after a cut:
