@@ -40,12 +40,13 @@ public struct PowerCuts: Sendable {
     /// The backing folder: the store's durable state between mounts.
     public let backing: URL
     /// The folder of the mount points: each cut mounts lazyfs at a folder of its own in it
-    /// (`PowerCut.mount`), never at one an earlier cut used. A mount point used again would be shared
-    /// with whatever an earlier cut left acting on it by name: `fusermount3`'s `auto_unmount` helper of
-    /// an earlier lazyfs, delayed on a loaded machine, detached a later cut's live mount, so the writer
-    /// went on writing into the bare folder beneath it and every write it acknowledged from then on
-    /// was missing after the cut (seen about once in 2,000 cuts with four power tests and the rest of
-    /// the suite running at once).
+    /// (`PowerCut.mount`), never at one an earlier cut used. A mount point used again is shared with
+    /// whatever an earlier cut left acting on it by name, such as the `auto_unmount` helper
+    /// (`fusermount3`) of an earlier lazyfs, which unmounts its mount point once its lazyfs has gone.
+    /// On a loaded machine something did detach a later cut's live mount, so the writer went on in the
+    /// bare folder beneath and every write it acknowledged from then on was missing after the cut
+    /// (twice: once in a clean-clone CI run, once in about 8,000 cuts of two power tests at a time
+    /// beside the rest of the suite).
     public let mount: URL
     /// The longest pause between the writer's first acknowledgement and the cut:
     /// `TOOLKIT_POWER_MAX_DELAY_MS` when set (a campaign that looks for a fault near the start of a
