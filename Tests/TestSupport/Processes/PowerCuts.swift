@@ -9,13 +9,14 @@ import Darwin
 /// moment, and a check that every write it acknowledged survived.
 ///
 /// Each cut mounts `lazyfs` (Docs/LazyFS.md) over the run's backing folder, at a mount point of its
-/// own (`mount/cut-<n>`), starts the writer with the mount in its arguments, waits for its first `acked <key> <value>` line, pauses a seeded random
-/// moment, kills it with SIGKILL, cuts the power (SIGUSR1), waits for lazyfs to exit, and reads the
-/// backing folder, which then holds exactly what a disk would after the crash. The store carries
-/// over from cut to cut, as a device's would. A key must then hold its last acknowledged value or a
-/// later one (writers only write growing values; a write in flight may or may not survive), and so
-/// must every value a previous cut found; a reader that throws is corruption. Cuts rotate lazyfs's
-/// modes: nothing unsynced kept, a torn prefix kept, a reordered subset kept.
+/// own (`mount/cut-<n>`), starts the writer with the mount in its arguments, waits for its first
+/// `acked <key> <value>` line, pauses a seeded random moment, kills it with SIGKILL, cuts the power
+/// (SIGUSR1), waits for lazyfs to exit, and reads the backing folder, which then holds exactly what a
+/// disk would after the crash. The store carries over from cut to cut, as a device's would. A key
+/// must then hold its last acknowledged value or a later one (writers only write growing values; a
+/// write in flight may or may not survive), and so must every value a previous cut found; a reader
+/// that throws is corruption. Cuts rotate lazyfs's modes: nothing unsynced kept, a torn prefix kept,
+/// a reordered subset kept.
 ///
 /// ```swift
 /// let temp = try TemporaryFolder(prefix: "power-durable")
@@ -28,8 +29,8 @@ import Darwin
 ///
 /// `TOOLKIT_POWER_SEED` replays a run's moments and lazyfs seeds (the writer's timing still varies);
 /// `TOOLKIT_POWER_CUTS` sets the number of cuts; `TOOLKIT_POWER_MAX_DELAY_MS` the longest pause before a
-/// cut; `TOOLKIT_LAZYFS` names the lazyfs program (`ci/test` sets
-/// it), else it is built once per test process by `ci/build-lazyfs` into the build folder.
+/// cut; `TOOLKIT_LAZYFS` names the lazyfs program (`ci/test` sets it), else it is built once per test
+/// process by `ci/build-lazyfs` into the build folder.
 /// A run never leaves a mount behind: lazyfs is killed and, if need be, detached with
 /// `fusermount3 -u -z` on every way out, failures included.
 public struct PowerCuts: Sendable {
