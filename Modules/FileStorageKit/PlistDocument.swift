@@ -343,6 +343,36 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` holding the document's exclusive lock if no writer holds it now, without waiting;
+    /// returns `nil` when one does. Re-entrant as ``withLock(_:)`` is.
+    ///
+    /// For a reader that must not apply what it reads while a writer is between its own read and
+    /// write (a model refreshing itself from the file, say), and that would rather come back later
+    /// than wait.
+    ///
+    /// ```swift
+    /// if try document.withLockIfAvailable({ try apply(document.read()) }) == nil {
+    ///     // A writer is at work: its change will come with the next refresh.
+    /// }
+    /// ```
+    ///
+    /// - Throws: `FileStorageError` when the lock file or the folder cannot be made (a read-only
+    ///   folder), or what `body` threw.
+    public func withLockIfAvailable<R>(_ body: () throws -> R) throws -> R? {
+        if DocumentLocks.held.contains(lockKey) { return try body() }
+        try prepareForWrite()
+        var entered = false
+        do {
+            return try backend.withExclusiveLock(timeout: .zero) {
+                entered = true
+                return try DocumentLocks.$held.withValue(DocumentLocks.held.union([lockKey])) { try body() }
+            }
+        } catch let error as FileStorageError {
+            if !entered, case .lockTimeout = error { return nil }
+            throw error
+        }
+    }
+
     private func withLockTyped<R>(_ body: () throws(FileStorageError) -> R) throws(FileStorageError) -> R {
         do {
             return try withLock { try body() }

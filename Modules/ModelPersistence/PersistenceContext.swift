@@ -108,7 +108,17 @@ public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendabl
         }
         guard reloading.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
         defer { reloading.store(false, ordering: .releasing) }
-        load(model, setup, firstLoad: false)
+        // Under the document's lock, so that what it reads is still the file when it is applied: read
+        // without it, a refresh could read the file just before an `update` of this instance on another
+        // task wrote it, and apply that older file after the next `update` had loaded the newer one,
+        // which then wrote its change over the older value (a lost increment). A writer holding the
+        // lock means the file is about to change: skip, and the next read refreshes (the token still
+        // says stale). Where no lock can be taken at all (a read-only folder), read as before.
+        do {
+            _ = try setup.document.withLockIfAvailable { load(model, setup, firstLoad: false) }
+        } catch {
+            load(model, setup, firstLoad: false)
+        }
     }
 
     /// Records that memory matches the file as of monitor token `token`.

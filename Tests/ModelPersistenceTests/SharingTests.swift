@@ -144,6 +144,37 @@ struct SharingTests {
         }
     }
 
+    @Test("updates from many tasks lose no increment while other tasks read (a refresh that read the file before an update must not land after it)")
+    func updatesWhileReadersRefreshLoseNothing() async throws {
+        try await withTemporaryLocation { _ in
+            let counter = Counter()
+            _ = counter.count
+            let shared = Shared(value: counter)
+            let tasks = 8, perTask = 40, readers = 3
+            let finished = FinishedCount()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<tasks {
+                    group.addTask {
+                        for _ in 0..<perTask { try await shared.value.update { $0.count += 1 } }
+                        finished.count.add(1, ordering: .relaxed)
+                    }
+                }
+                // Reads refresh the instance from the file whenever its change token moved (each
+                // update's own rename moves it), without the lock: such a refresh must never put an
+                // older file's value over what a later update read.
+                for _ in 0..<readers {
+                    group.addTask {
+                        while finished.count.load(ordering: .relaxed) < tasks { _ = shared.value.count; await Task.yield() }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let stored = try storedDictionary(Counter.url)
+            #expect(stored["count"] == .int(tasks * perTask))
+            #expect(counter.count == tasks * perTask)
+        }
+    }
+
     @Test("update returns the body's result and rethrows its error after writing what it set")
     func updateResultAndErrors() throws {
         struct Stop: Error {}
@@ -216,4 +247,9 @@ struct SharingTests {
             #expect(unrelated.count == 0)   // only the changed property is assigned
         }
     }
+}
+
+/// How many updating tasks of `updatesWhileReadersRefreshLoseNothing` are done.
+private final class FinishedCount: Sendable {
+    let count = Atomic<Int>(0)
 }
