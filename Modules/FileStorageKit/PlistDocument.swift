@@ -187,6 +187,10 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     /// How many times this instance read the file (for tests).
     var fileReadCount: Int { state.withLock { fileReads } }
 
+    /// Whether the cache vouches for moves of the token that are this document's own writes, so that
+    /// their events cost no read (for tests).
+    var cacheVouchesForOwnWrites: Bool { state.withLock { cache?.external != nil } }
+
     // MARK: Reading
 
     /// The content: from memory when the change token has not moved since the last read, else read
@@ -248,9 +252,14 @@ public final class PlistDocument<Content>: @unchecked Sendable {
 
     /// Caches `content` of `bytes`; it vouches for later moves of the token (`external`) only when no
     /// write of this document overlapped the read (an older read must not pass for the newest write).
+    ///
+    /// A read that a write of this document overlapped, and that ends after the write recorded what
+    /// it wrote, caches nothing: the write's record is the newest this document knows, and it vouches
+    /// for the write's own event, where this read's could not (the next read would go to the file).
     private func remember(_ seen: Seen, bytes: Data?, content: Content) -> Content {
         state.withLock {
             let settled = seen.epoch == writeEpoch && seen.epoch % 2 == 0
+            if !settled, writeEpoch % 2 == 0, writeEpoch != seen.epoch { return }
             cache = Cache(token: seen.token, bytes: bytes, content: content, external: settled ? seen.external : nil)
         }
         return content

@@ -128,6 +128,51 @@ struct OwnWriteTests {
         #expect(try document.read() == 2)
     }
 
+    /// A read that a write overlapped (it read the new bytes after the rename, while the write was
+    /// still finishing) and that ends after the write recorded its bytes leaves the write's record in
+    /// the cache. (It used to replace it with its own, which cannot vouch for the write's event, so
+    /// the next read after that event went to the file: a set in ModelPersistence read the file three
+    /// times when its change thread's read straddled the end of the write.)
+    @Test func aReadThatAWriteOverlappedKeepsTheWritesRecord() async throws {
+        let folder = try TemporaryFolder(prefix: "own-write")
+        let probe = StraddlingReadProbe()
+        let document = PlistDocument<Int>(fileName: "count.plist", in: .folder(folder.url), coding: .init(
+            empty: { 0 },
+            decode: { bytes in
+                probe.holdIfArmed()
+                return try PlistDecoder().decode([String: Int].self, from: bytes)["count"] ?? 0
+            },
+            encode: { new, _ in try PlistEncoder().encode(["count": new]) },
+            // Runs after the rename, before the document records what it wrote: starts the reader and
+            // lets the write finish once the reader holds the new bytes.
+            written: { _, content in
+                probe.startReaderIfArmed()
+                return content
+            }))
+        probe.document.withLock { $0 = UncheckedSendable(document) }
+        defer { probe.document.withLock { $0 = nil } }
+        try await Self.writeAndWaitForItsEvent(document, 1)
+        #expect(try document.read() == 1)
+        #expect(document.cacheVouchesForOwnWrites)
+
+        probe.arm()
+        let before = document.changeToken
+        try await document.update { $0 = 2 }
+        // The write has recorded its bytes; now the reader, which read them after the rename, ends.
+        probe.release()
+        #expect(await waitUntil(timeout: .seconds(120)) { probe.finished.load(ordering: .acquiring) })
+        #expect(probe.value.withLock { $0 } == 2)
+        #expect(document.cacheVouchesForOwnWrites, "the straddling read replaced the write's record")
+        // So the write's own event costs no read.
+        #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != before })
+        let overflows = InotifyHub.shared?.overflows.load(ordering: .relaxed)
+        let reads = document.fileReadCount
+        #expect(try document.read() == 2)
+        if InotifyHub.shared?.overflows.load(ordering: .relaxed) == overflows {
+            #expect(document.fileReadCount == reads, "the document read back its own write")
+        }
+    }
+
     @Test func theHubMatchesOnlyAnnouncedRenames() async throws {
         let folder = try TemporaryFolder(prefix: "own-write")
         let monitor = FileChangeMonitor(url: folder.file("watched.plist"))
@@ -212,4 +257,41 @@ private final class MidWriteProbe: Sendable {
         let value = try? document.read()
         seen.withLock { $0 = (moved, value) }
     }
+}
+
+/// What `aReadThatAWriteOverlappedKeepsTheWritesRecord` uses to make a read straddle the end of a write.
+private final class StraddlingReadProbe: Sendable {
+    let document = Mutex<UncheckedSendable<PlistDocument<Int>>?>(nil)
+    private let armed = Mutex(false)
+    /// Set by the reader before its decode waits; cleared by `release`.
+    private let holding = Mutex(false)
+    private let entered = Atomic<Bool>(false)
+    private let released = Atomic<Bool>(false)
+    let finished = Atomic<Bool>(false)
+    let value = Mutex<Int?>(nil)
+
+    func arm() { armed.withLock { $0 = true } }
+
+    /// On the writing thread, after the rename: a reader reads the file (a write is under way, so it
+    /// cannot use the cache) and waits inside its decode.
+    func startReaderIfArmed() {
+        guard armed.withLock({ state in defer { state = false }; return state }),
+              let document = document.withLock({ $0?.value }) else { return }
+        holding.withLock { $0 = true }
+        Thread { [self] in
+            let read = try? document.readFresh()
+            value.withLock { $0 = read }
+            finished.store(true, ordering: .releasing)
+        }.start()
+        _ = waitUntil(timeout: .seconds(120)) { entered.load(ordering: .acquiring) }
+    }
+
+    /// In the reader's decode: waits for `release`.
+    func holdIfArmed() {
+        guard holding.withLock({ state in defer { state = false }; return state }) else { return }
+        entered.store(true, ordering: .releasing)
+        _ = waitUntil(timeout: .seconds(120)) { released.load(ordering: .acquiring) }
+    }
+
+    func release() { released.store(true, ordering: .releasing) }
 }
