@@ -24,9 +24,12 @@ enum PowerWriter {
 
     static func run(api: String, folder: URL, start: Int) throws -> Never {
         let write: (String, Int) throws -> Void
+        let durable = { (key: String, value: Int) throws in
+            try DurableFile.write(Data("\(value)".utf8), to: folder.appendingPathComponent(key))
+        }
         switch api {
         case "durable":
-            write = { key, value in try DurableFile.write(Data("\(value)".utf8), to: folder.appendingPathComponent(key)) }
+            write = durable
         case "storage":
             let storage = PlistFileStorage(lockTimeout: Probe.lockTimeout)
             let file = folder.appendingPathComponent("values.plist")
@@ -40,7 +43,7 @@ enum PowerWriter {
             write = { key, value in try rawWrite(value, key: key, in: folder.path, syncFile: false, syncFolder: true) }
         case "detach-first":
             guard umount2(folder.path, Int32(MNT_DETACH)) == 0 else { throw posixError("umount2 \(folder.path)") }
-            write = { key, value in try DurableFile.write(Data("\(value)".utf8), to: folder.appendingPathComponent(key)) }
+            write = durable
         default:
             usage("power-writer: unknown API \(api) (durable, storage, defaults, no-folder-sync, no-file-sync, detach-first)")
         }
