@@ -335,9 +335,7 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     public func withLock<R>(_ body: () throws -> R) throws -> R {
         if DocumentLocks.held.contains(lockKey) { return try body() }
         try prepareForWrite()
-        return try backend.withExclusiveLock(timeout: lockTimeout) {
-            try DocumentLocks.$held.withValue(DocumentLocks.held.union([lockKey])) { try body() }
-        }
+        return try backend.withExclusiveLock(timeout: lockTimeout) { try markedHeld(body) }
     }
 
     /// The same, waiting for the lock with `Task.sleep`.
@@ -346,9 +344,8 @@ public final class PlistDocument<Content>: @unchecked Sendable {
     public func withLock<R>(isolation: isolated (any Actor)? = #isolation, _ body: () throws -> R) async throws -> R {
         if DocumentLocks.held.contains(lockKey) { return try body() }
         try prepareForWrite()
-        let key = lockKey
         return try await backend.withExclusiveLock(timeout: lockTimeout, isolation: isolation) { () async throws -> R in
-            try DocumentLocks.$held.withValue(DocumentLocks.held.union([key])) { try body() }
+            try markedHeld(body)
         }
     }
 
@@ -374,12 +371,18 @@ public final class PlistDocument<Content>: @unchecked Sendable {
         do {
             return try backend.withExclusiveLock(timeout: .zero) {
                 entered = true
-                return try DocumentLocks.$held.withValue(DocumentLocks.held.union([lockKey])) { try body() }
+                return try markedHeld(body)
             }
         } catch let error as FileStorageError {
             if !entered, case .lockTimeout = error { return nil }
             throw error
         }
+    }
+
+    /// Runs `body` marked as holding this document's lock (the caller has just taken it), so a
+    /// `withLock` or `update` inside it runs directly.
+    private func markedHeld<R>(_ body: () throws -> R) rethrows -> R {
+        try DocumentLocks.$held.withValue(DocumentLocks.held.union([lockKey])) { try body() }
     }
 
     private func withLockTyped<R>(_ body: () throws(FileStorageError) -> R) throws(FileStorageError) -> R {
