@@ -33,11 +33,20 @@ struct OwnWriteTests {
         for count in 2...6 {
             // The kernel's queue overflowing (other tests' events) makes every file count as changed.
             let overflows = InotifyHub.shared?.overflows.load(ordering: .relaxed)
+            let externalBefore = document.monitor.externalChanges
             try await Self.writeAndWaitForItsEvent(document, count)
             let reads = document.fileReadCount
+            let vouched = document.cacheVouchesForOwnWrites
             #expect(try document.read() == count)
             if InotifyHub.shared?.overflows.load(ordering: .relaxed) == overflows {
-                #expect(document.fileReadCount == reads, "the document read back its own write")
+                // What to look at when it fails: whether another writer's change was counted (the
+                // hub did not match the rename), or the cache had stopped vouching for own writes.
+                #expect(document.fileReadCount == reads, """
+                    the document read back its own write \(count): external changes \
+                    \(externalBefore.map(String.init) ?? "nil") before the write, \
+                    \(document.monitor.externalChanges.map(String.init) ?? "nil") after the read; \
+                    the cache vouched for own writes: \(vouched)
+                    """)
             }
         }
         #expect(document.monitor.externalChanges != nil)
