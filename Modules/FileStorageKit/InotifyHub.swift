@@ -18,8 +18,21 @@ final class InotifyHub: Sendable {
     }
 
     private let fd: Int32
-    /// How many times the kernel's event queue overflowed (every monitored file then counts as changed).
+    /// How many times the kernel's event queue overflowed (every monitored file then counts as changed,
+    /// and no announced rename can be matched), counted as soon as the thread reads the overflow.
     let overflows = Atomic<Int>(0)
+    /// The overflows whose consequences are done (every counter bumped, every announcement forgotten),
+    /// counted after them. The thread can stop between reading an overflow and acting on it, so a test
+    /// that asks "did an overflow touch my counter while I looked?" compares this count taken before
+    /// with `overflows` taken after (`overflowMark()`, `overflowed(since:)`); `overflows` alone would
+    /// miss an overflow read before the first look and acted on after it.
+    private let overflowsHandled = Atomic<Int>(0)
+
+    /// What `overflowed(since:)` compares against: take it before the window to watch.
+    func overflowMark() -> Int { overflowsHandled.load(ordering: .acquiring) }
+
+    /// Whether an overflow may have bumped a counter or dropped an announcement since `mark` was taken.
+    func overflowed(since mark: Int) -> Bool { overflows.load(ordering: .acquiring) != mark }
     /// Watch descriptor → the folder and the counters of the files watched in it.
     private let watches = Mutex<[Int32: Watch]>([:])
 
@@ -148,7 +161,7 @@ final class InotifyHub: Sendable {
                     name = String(cString: start)
                 }
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    overflows.add(1, ordering: .relaxed)
+                    overflows.add(1, ordering: .releasing)
                     touched.append((-1, nil, event.mask, 0))
                 } else if event.mask & UInt32(IN_IGNORED) != 0 {
                     touched.append((-2 - event.wd, nil, event.mask, 0))
@@ -163,6 +176,7 @@ final class InotifyHub: Sendable {
                         // Events were lost: every file may have changed, and no rename can be matched.
                         ownRenames.withLock { $0 = OwnRenames() }
                         for watch in table.values { for list in watch.files.values { list.forEach { $0.bump() } } }
+                        overflowsHandled.add(1, ordering: .releasing)
                     } else if wd <= -2 {
                         // The watch is gone (its folder was removed): its monitors switch to polling.
                         let dropped = -2 - wd
