@@ -22,6 +22,8 @@ struct SetCostTests {
             #expect(await waitUntil(timeout: .seconds(120)) { document.changeToken != 0 })
             #expect(await waitUntil(timeout: .seconds(120)) { _ = model.string; return model._$persistence.gate.isFresh })
             let reads = document.fileReadCount
+            // The kernel's queue overflowing (other tests' events) makes every file count as changed.
+            let overflows = InotifyHub.shared?.overflowMark()
             let sets = 20
             for i in 1...sets {
                 let before = document.changeToken
@@ -32,7 +34,9 @@ struct SetCostTests {
             }
             // One read per set under the lock, and at most one by the change thread while the set's
             // write finishes (a late delivery may add one more).
-            #expect(document.fileReadCount - reads <= 2 * sets + 1)
+            if let overflows, InotifyHub.shared?.overflowed(since: overflows) == false {
+                #expect(document.fileReadCount - reads <= 2 * sets + 1)
+            }
             #expect(document.fileReadCount - reads >= sets)
             #expect(try storedDictionary(SomeModel.url)["string"] == .string("set \(sets)"))
         }
