@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
+
+/* How often --die-with-parent looks whether the parent is still there. */
+#define DEATH_CHECK_MS 100
 
 static int signal_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t last_signal;
@@ -154,8 +156,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
         sigaction(caught[i], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    /* The kernel sends the signal when the thread that started us ends (not only the process). */
-    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent))
+    /* The parent is watched by its id (every DEATH_CHECK_MS in the loop below), not with
+     * PR_SET_PDEATHSIG: the kernel sends that signal when the *thread* that started us ends, and a
+     * test starts lazyfs from a thread of Swift's pool, which may end long before the test. */
+    if (die_with_parent && getppid() != parent)
         return 1;
 
     /* default_permissions: the kernel checks modes (EACCES in a read-only folder); allow_other: the
@@ -190,8 +194,12 @@ int main(int argc, char **argv)
     struct fuse_buf buf = { .mem = NULL };
     bool unmounted = false, failed = false;
     while (!last_signal) {
+        if (die_with_parent && getppid() != parent) {
+            last_signal = SIGTERM; /* the process that started us is gone: a clean stop */
+            break;
+        }
         struct pollfd polls[2] = { { .fd = signal_pipe[0], .events = POLLIN }, { .fd = fuse_fd, .events = POLLIN } };
-        if (poll(polls, 2, -1) < 0) {
+        if (poll(polls, 2, die_with_parent ? DEATH_CHECK_MS : -1) < 0) {
             if (errno == EINTR)
                 continue;
             failed = true;

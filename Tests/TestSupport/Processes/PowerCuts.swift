@@ -232,8 +232,11 @@ public struct PowerCuts: Sendable {
 
     /// One mount, writer, kill and power cut.
     private func cutOnce(_ cut: PowerCut, lazyfs: URL, arguments: [String]) async throws -> CutOutcome {
+        // `--die-with-parent`: a test process that is killed (a CI timeout, a Ctrl-C) runs no teardown,
+        // so lazyfs itself stops and unmounts once it sees its parent gone.
         let server = try ChildProcess.start(lazyfs, ["--backing", backing.path, "--mount", cut.mount.path,
-                                                     "--seed", "\(cut.lazyfsSeed)", "--trace", tracePath.path]
+                                                     "--seed", "\(cut.lazyfsSeed)", "--trace", tracePath.path,
+                                                     "--die-with-parent"]
                                                     + (cut.torn.isEmpty ? [] : [cut.torn]))
         // Every way out leaves no mount: lazyfs killed (its `auto_unmount` helper detaches the mount),
         // then `fusermount3 -u -z` for whatever is left.
