@@ -27,6 +27,15 @@
 //                               `ledgerModelV2` (migrating a version-1 store), prints "migrated MS",
 //                               then waits to be killed (the test kills it at random moments), or
 //                               with `once` exits
+//     ledger-write-loop FOLDER  opens the ledger store with `ledgerModelV1` and inserts entries with codes
+//                               1000001, 1000002, … one transaction each, printing "acked ledger N" after
+//                               the Nth committed; at the first error prints it (`error: <case> …`) and exits 1
+//     ledger-migrate-loop FOLDER  (PowerCutTests) without a store, creates one with `ledgerModelV1` and 500
+//                               entries; then opens it with `ledgerModelV2` (migrating it) and inserts entries
+//                               one per transaction for ever; prints "acked entries N" (N entries in all)
+//                               after the fill and after each commit
+//     ledger-check FOLDER       opens the ledger store with `ledgerModelV2` (migrating a version-1 store) and
+//                               requires codes 0..<N without a gap; prints "value entries N"
 //
 // `ProbeOptions` (TestSupport) come first: `--start-after GATE`, `--file-size-limit BYTES`,
 // `--durability normal|full`.
@@ -78,6 +87,9 @@ if command == "migrate" {
     say("migrated \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
     if arguments.count > 2 && arguments[2] == "once" { exit(0) }
     while true { sleep(60) }
+}
+if command.hasPrefix("ledger-") {
+    runLedgerCommand(command, folder: folder, configuration: configuration)
 }
 let manager: SQLiteStorageManager
 do {
@@ -257,4 +269,65 @@ case "churn":
 
 default:
     usage("unknown command \(command)")
+}
+
+/// The ledger commands, on `ledgerModelV1`/`ledgerModelV2` (ManagedTestModel's LedgerVersions).
+func runLedgerCommand(_ command: String, folder: URL, configuration: StorageConfiguration) -> Never {
+    switch command {
+    case "ledger-write-loop":
+        let manager: SQLiteStorageManager
+        do { manager = try SQLiteStorageManager(model: ledgerModelV1, configuration: configuration) } catch { fail(error) }
+        var n: Int64 = 0
+        while true {
+            n += 1
+            let code = 1_000_000 + n
+            do {
+                try manager.writeAndWait { storage in
+                    let entry = storage.insertNewObject(ofType: EntryV1.self)
+                    entry.code = code
+                    entry.title = "written by another process"
+                }
+            } catch {
+                fail(error)
+            }
+            say("acked ledger \(n)")
+        }
+    case "ledger-migrate-loop":
+        do {
+            if !FileManager.default.fileExists(atPath: configuration.fileURL.path) {
+                try fillLedgerV1(try SQLiteStorageManager(model: ledgerModelV1, configuration: configuration), entries: 500)
+                say("acked entries 500")
+            }
+            let manager = try SQLiteStorageManager(model: ledgerModelV2, configuration: configuration)
+            var count = try manager.writeAndWait { $0.countObjects(ofType: EntryV2.self) }
+            while true {
+                let code = Int64(count)
+                try manager.writeAndWait { storage in
+                    let entry = storage.insertNewObject(ofType: EntryV2.self)
+                    entry.code = code
+                    entry.label = "entry \(code)"
+                }
+                count += 1
+                say("acked entries \(count)")
+            }
+        } catch {
+            fail(error)
+        }
+    case "ledger-check":
+        do {
+            let manager = try SQLiteStorageManager(model: ledgerModelV2, configuration: configuration)
+            let codes = try manager.read { storage in storage.allObjects(ofType: EntryV2.self).map(\.code) }
+            let sorted = codes.sorted()
+            guard sorted == Array(0..<Int64(sorted.count)) else {
+                FileHandle.standardError.write(Data("error: the entries' codes are not 0..<\(sorted.count) (first \(sorted.prefix(3)), last \(sorted.suffix(3)))\n".utf8))
+                exit(1)
+            }
+            say("value entries \(sorted.count)")
+            exit(0)
+        } catch {
+            fail(error)
+        }
+    default:
+        usage("unknown command \(command)")
+    }
 }

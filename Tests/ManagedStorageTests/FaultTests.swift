@@ -72,17 +72,4 @@ import TestSupport
         }
         #expect(try Self.orderCount(folder.url, model: newer) == 0, "the newer program still opens it")
     }
-
-    @Test func aMigrationInterruptedByAKillIsUndoneAtTheNextOpen() throws {
-        let folder = try TemporaryFolder(prefix: "managed-interrupted")
-        try Self.makeStore(folder.url, orders: 20)
-        let file = folder.file("Store.sqlite")
-        // What a process killed mid-migration leaves: the copy taken before, and a half-changed store.
-        let queue = try DatabaseQueue(path: file.path)
-        try queue.backup(to: try DatabaseQueue(path: file.path + ".before-migration"))
-        try queue.write { db in try db.execute(sql: #"DELETE FROM "Order" WHERE "orderID" > 5"#) }
-        try queue.close()
-        #expect(try Self.orderCount(folder.url) == 20)
-        #expect(!FileManager.default.fileExists(atPath: file.path + ".before-migration"))
-    }
 }

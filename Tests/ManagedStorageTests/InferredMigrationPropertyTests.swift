@@ -173,7 +173,7 @@ import TestSupport
             let queue = try DatabaseQueue()
             let (rows, counters) = try queue.write { db in
                 for table in old { for statement in table.createStatements { try db.execute(sql: statement) } }
-                try SchemaHistory.append(db, version: "1", model: old)
+                try SchemaHistory.append(db, version: "1", model: old, renames: [], types: [:])
                 return try Self.fill(db, old, &generator)
             }
             let context = "seed \(seed) round \(round)\nold: \(SchemaHistory.canonical(old))\nnew: \(new.map { "\($0.originalName ?? "") -> \($0.name): \($0.columns.map { "\($0.originalName ?? "")->\($0.name) \($0.type)\($0.notNull ? "!" : "")\($0.references.map { "@" + $0 } ?? "")" })" })"

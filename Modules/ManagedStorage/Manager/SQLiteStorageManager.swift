@@ -29,6 +29,10 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     public let fileURL: URL
     /// Set when opening found a damaged store and moved it aside (also reported to `onError`).
     public let recoveredFromCorruption: StorageError?
+    /// Set when opening moved aside a store this program's model could not open and started an empty
+    /// one, as ``StorageConfiguration/incompatibleStore`` allows (also reported to `onError`):
+    /// ``StorageError/incompatibleStoreMovedAside(file:movedTo:cause:)``.
+    public let movedAsideAtOpen: StorageError?
 
     /// The pool (a file), or one in-memory connection (``inMemory(model:name:)``).
     let database: any DatabaseWriter
@@ -46,6 +50,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// The writer connection's statements, prepared once for the store's life (used on `writerQueue`).
     private let writerStatements = StatementCache<StorageError>()
     private let lock: StoreLock?
+    /// Refuses operations once another process migrated the store to another model; `nil` in memory.
+    private let schemaGuard: SchemaGuard?
     private static let writerKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Created here, used only on the main actor (through ``viewStorage``).
     nonisolated(unsafe) private let viewContext: StorageContext
@@ -83,14 +89,16 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
             throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
-        let (pool, recovered) = try opener.open(lock: lock)
-        self.init(model: resolved, configuration: configuration, hub: hub, database: pool, fileURL: configuration.fileURL,
-                  lock: lock, recovered: recovered, isInMemory: false)
+        let opened = try opener.open(lock: lock)
+        self.init(model: resolved, configuration: configuration, hub: hub, database: opened.pool, fileURL: configuration.fileURL,
+                  lock: lock, recovered: opened.recovered, movedAside: opened.movedAside, schemaGuard: opened.schemaGuard,
+                  isInMemory: false)
     }
 
     /// A manager on an opened `database`; the one place that sets up queues, `viewStorage` and watchers.
     init(model resolved: ResolvedModel, configuration: StorageConfiguration, hub: StorageEventHub,
-         database: any DatabaseWriter, fileURL: URL, lock: StoreLock?, recovered: StorageError?, isInMemory: Bool) {
+         database: any DatabaseWriter, fileURL: URL, lock: StoreLock?, recovered: StorageError?,
+         movedAside: StorageError? = nil, schemaGuard: SchemaGuard? = nil, isInMemory: Bool) {
         self.model = resolved
         self.configuration = configuration
         self.fileURL = fileURL
@@ -98,6 +106,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         self.lock = lock
         self.database = database
         self.recoveredFromCorruption = recovered
+        self.movedAsideAtOpen = movedAside
+        self.schemaGuard = schemaGuard
         self.isInMemory = isInMemory
         self.writerQueue = DispatchQueue(label: "ManagedStorage.writer(\(configuration.name))")
         self.viewContext = StorageContext(model: resolved, access: .reader(database), report: { hub.report($0) })
@@ -197,10 +207,13 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     /// `viewStorage` starts a new snapshot for each fetch; use this when several reads must agree
     /// (a count and a list, an object and its relationships). It never waits for the writer.
     ///
-    /// - Throws: the first error recorded during `body` (a mutation attempt is one), or what it threw.
+    /// - Throws: the first error recorded during `body` (a mutation attempt is one), or what it threw;
+    ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)`` when another process migrated
+    ///   the store to another model since this manager opened it.
     public func read<T>(_ body: (StorageType) throws -> T) throws -> T {
         do {
             return try database.read { db -> T in
+                try schemaGuard?.check(db)
                 let context = StorageContext(model: model, access: .snapshot(try ContextStatements(reading: db)),
                                              report: { [hub] in hub.report($0) })
                 defer { context.end() }
@@ -230,6 +243,7 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                 try database.writeWithoutTransaction { db in
                     var logged: ChangeLog.Look?
                     try db.inTransaction(.immediate) {
+                        try schemaGuard?.check(db)
                         for entity in model.entities {
                             try db.execute(sql: "DELETE FROM \(entity.quotedName)")
                         }
@@ -338,6 +352,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
                 let statements = try ContextStatements(cache: writerStatements, on: db)
                 var logged: ChangeLog.Look?
                 try db.inTransaction(.immediate) {
+                    // Before any row is read or written: the tables may have changed under this manager.
+                    try schemaGuard?.check(db)
                     let context = StorageContext(model: model, access: .writer(statements),
                                                  report: { [hub] in hub.report($0) })
                     defer { context.end() }

@@ -24,6 +24,25 @@ public struct StorageConfiguration: Sendable {
         case normal
     }
 
+    /// What opening does with a store whose model this program cannot bring to its own. See
+    /// <doc:ChangingTheModel>.
+    ///
+    /// ```swift
+    /// var configuration = StorageConfiguration(name: "Cache", appName: "WooShop")
+    /// configuration.incompatibleStore = .moveAsideAndStartEmpty   // WooCommerce's CoreDataManager
+    /// ```
+    public enum IncompatibleStorePolicy: Sendable {
+        /// Throw the error (the default): the store is data of record, and the program must be fixed.
+        case refuse
+        /// Treat the store as a cache, as WooCommerce's `CoreDataManager` does: move it and its `-wal`
+        /// and `-shm` files aside to `<name>.sqlite.incompatible-<time>` (never deleted), open a new,
+        /// empty store, and report ``StorageError/incompatibleStoreMovedAside(file:movedTo:cause:)``
+        /// (also in ``SQLiteStorageManager/movedAsideAtOpen``). Applies to a store written by a newer
+        /// program, a failed migration, and tables that do not match the declarations; never to a busy,
+        /// full or read-only disk.
+        case moveAsideAndStartEmpty
+    }
+
     /// The store's name: the file is `<name>.sqlite` in ``folder``.
     public var name: String
     /// The folder of the store file (created with mode 0700 when missing).
@@ -38,6 +57,9 @@ public struct StorageConfiguration: Sendable {
     public var recoveryLockTimeout: Duration = .seconds(10)
     /// The size the write-ahead log is truncated to after a checkpoint (`PRAGMA journal_size_limit`).
     public var walSizeLimit: Int = 4 << 20
+    /// What opening does with a store this program's model cannot open: ``IncompatibleStorePolicy/refuse``
+    /// (throw) by default.
+    public var incompatibleStore: IncompatibleStorePolicy = .refuse
     /// How long opening waits for another process that is migrating the store (processes migrate one
     /// at a time; the next finds the store migrated). Past it, ``StorageError/cannotOpen(file:cause:)``.
     public var migrationLockTimeout: Duration = .seconds(600)

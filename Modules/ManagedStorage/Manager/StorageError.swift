@@ -41,7 +41,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     case objectNotInStorage(String)
     /// The entity declarations do not form a valid model (a missing target, an ambiguous inverse).
     case model(String)
-    /// A migration threw; the store was restored to what it was before the pending migrations.
+    /// A migration threw; its transaction was rolled back, so the store is what it was before the
+    /// pending migrations.
     case migrationFailed(version: String, underlying: String)
     /// The store was written by a newer program: it has migrations this program does not know.
     case schemaNewerThanProgram(file: String, unknownVersions: [String])
@@ -59,6 +60,16 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A migration makes `attribute` non-optional, and `rows` rows of `entity` hold no value for it;
     /// the store is unchanged.
     case migrationNeedsValue(entity: String, attribute: String, rows: Int)
+    /// A migration changes the type of `attribute`, and `rows` rows of `entity` hold a value the new
+    /// type cannot hold (an `Int` past `Int8`'s range, text no case of an enum has, an integer past 2^53
+    /// that a `Double` would round); `example` names the first. Change or remove those values in a
+    /// ``StorageSchemaVersion`` that runs before, or in a custom stage. The store is unchanged.
+    case migrationCannotConvert(entity: String, attribute: String, rows: Int, example: String)
+    /// The store's model is not this program's and ``StorageConfiguration/incompatibleStore`` is
+    /// ``StorageConfiguration/IncompatibleStorePolicy/moveAsideAndStartEmpty``: the store and its
+    /// `-wal` and `-shm` files were moved to `movedTo`, never deleted, and an empty store opened.
+    /// `cause` is the error opening would have thrown.
+    case incompatibleStoreMovedAside(file: String, movedTo: String, cause: String)
     /// After a migration, `rows` rows of `entity` point through `relationship` at no `target` (a
     /// relationship that now points at another entity); the store is unchanged.
     case migrationBrokeRelationship(entity: String, relationship: String, target: String, rows: Int)
@@ -108,6 +119,10 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             "the migration makes \(entity).\(attribute) non-optional, but \(rows) rows hold no value for it; declare @Attribute(default:) or fill it in a custom stage (the store is unchanged)"
         case .migrationBrokeRelationship(let entity, let relationship, let target, let rows):
             "after the migration, \(rows) rows of \(entity) point through \(relationship) at no \(target) (the store is unchanged)"
+        case .migrationCannotConvert(let entity, let attribute, let rows, let example):
+            "the migration changes the type of \(entity).\(attribute), but \(rows) rows hold a value the new type cannot hold (\(example)); change them in a StorageSchemaVersion first (the store is unchanged)"
+        case .incompatibleStoreMovedAside(let file, let movedTo, let cause):
+            "\(file) did not fit this program's model (\(cause)); it was moved to \(movedTo) and a new, empty store was created"
         case .corruptStoreMovedAside(let file, let movedTo, let cause):
             "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
         case .cannotOpen(let file, let cause):

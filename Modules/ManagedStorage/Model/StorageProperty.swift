@@ -86,6 +86,9 @@ struct AttributeInfo: @unchecked Sendable {
     /// The type has no default value and the property declares none (the model refuses it).
     let lacksDefault: Bool
     let typeName: String
+    /// The type's full name, and a `CaseIterable` type's cases as stored: a migration that finds
+    /// another one recorded for the column checks its values (``AttributeValueCheck``).
+    let typeIdentity: String
     /// Whether a stored value decodes as the property's type.
     let accepts: (StorageValue) -> Bool
     /// The kind of stored value the type decodes from, when that alone decides (`nil`: ask ``accepts``).
@@ -105,6 +108,7 @@ struct AttributeInfo: @unchecked Sendable {
             lacksDefault = true
         }
         typeName = String(describing: V.self)
+        typeIdentity = Self.identity(of: V.self)
         accepts = { V.decode($0) != nil }
         valueRule = Self.valueRule(of: V.self)
         describe = { value in
@@ -115,6 +119,13 @@ struct AttributeInfo: @unchecked Sendable {
             }
             return String(describing: decoded)
         }
+    }
+
+    private static func identity<V: StorageAttribute>(of type: V.Type) -> String {
+        let name = String(describing: V.self)
+        guard let iterable = V.self as? any CaseIterable.Type else { return name }
+        let values = everyCase(of: iterable).compactMap { ($0 as? V)?.storageValue }
+        return "\(name) [\(values.map { "\($0)" }.joined(separator: ", "))]"
     }
 
     /// The built-in types whose decoder accepts exactly the values of one kind (and `NULL` when optional):
@@ -138,3 +149,5 @@ struct RelationshipInfo: @unchecked Sendable {
     let inverse: AnyKeyPath?
     let deleteRule: DeleteRule
 }
+
+private func everyCase<C: CaseIterable>(of type: C.Type) -> [Any] { C.allCases.map { $0 } }

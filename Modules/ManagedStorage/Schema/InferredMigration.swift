@@ -5,9 +5,11 @@ import GRDB
 ///
 /// In order:
 /// 1. tables renamed (`@StorageEntity(originalName:)`), with `ALTER TABLE … RENAME TO`, which also
-///    rewrites the other tables' references;
+///    rewrites the other tables' references; the renames of one step are one permutation
+///    (``RenamePlan``: chains, swaps and cycles, in any declaration order), and a rename the store's
+///    recorded model already declared is not made again;
 /// 2. tables the toolkit made that the model no longer has, dropped;
-/// 3. per entity: a new table created; or columns renamed (`originalName:`), added with
+/// 3. per entity: a new table created; or columns renamed (`originalName:`, one permutation too), added with
 ///    `ALTER TABLE … ADD COLUMN` (with the declared default, `NULL` for an optional), and, when a
 ///    column must be dropped or changes type, nullability or reference, the table rebuilt as SQLite
 ///    documents (create the new table, copy the rows with their ids, drop the old one, rename the new
@@ -30,13 +32,38 @@ struct InferredMigration {
     /// The table a rebuild creates before renaming it into place.
     static let rebuildTable = "managedstorage_rebuild"
 
+    /// Renames the model's declarations say the store already went through (recorded with the model
+    /// it was last brought to): a cycle of renames looks the same before and after, so these never move
+    /// again. Tables as `from → to`; columns as `Table.from → Table.to`, named by the new table.
+    var alreadyApplied: Set<RenamePlan.Move> = []
+
+    /// The table and column renames `target` declares, as ``SchemaHistory`` records them.
+    static func declaredRenames(_ target: [TableDesign]) -> Set<RenamePlan.Move> {
+        var moves = Set<RenamePlan.Move>()
+        for table in target {
+            if let original = table.originalName { moves.insert(.init(from: original, to: table.name)) }
+            for column in table.columns {
+                if let original = column.originalName {
+                    moves.insert(.init(from: "\(table.name).\(original)", to: "\(table.name).\(column.name)"))
+                }
+            }
+        }
+        return moves
+    }
+
     /// Applies the changes.
     func apply(_ db: Database) throws {
         let targetNames = Set(target.map(\.name))
-        for table in target {
-            guard let original = table.originalName, original != table.name,
-                  try StoreTable.read(db, table.name) == nil, try StoreTable.read(db, original) != nil else { continue }
-            try db.execute(sql: "ALTER TABLE \(SQL.quote(original)) RENAME TO \(SQL.quote(table.name))")
+        let tables = RenamePlan.resolve(target.compactMap { table in table.originalName.map { .init(from: $0, to: table.name) } },
+                                        existing: Set(try StoreTable.names(db)), alreadyApplied: alreadyApplied)
+        try tables.apply(temporaryName: { "\(Self.renameTable)_\($0)" }) { from, to in
+            try db.execute(sql: "ALTER TABLE \(SQL.quote(from)) RENAME TO \(SQL.quote(to))")
+        }
+        // A moved table keeps its indexes' names, which may be another table's now (a swap): the
+        // toolkit's are dropped here and made again, under the right names, once every table is in place.
+        for move in tables.moves {
+            guard let table = target.first(where: { $0.name == move.to }) else { continue }
+            try dropOurIndexes(table, db)
         }
         if !additiveOnly, let owned {
             for name in try StoreTable.names(db) where owned[name] != nil && !targetNames.contains(name) {
@@ -45,6 +72,18 @@ struct InferredMigration {
         }
         for table in target { try migrate(table, db) }
         if !additiveOnly { try checkReferences(db) }
+    }
+
+    /// The prefix of the temporary names renames go through.
+    static let renameTable = "managedstorage_renaming"
+
+    /// Drops the toolkit's to-one indexes on `table` (under any name it or its columns had).
+    private func dropOurIndexes(_ table: TableDesign, _ db: Database) throws {
+        guard let existing = try StoreTable.read(db, table.name) else { return }
+        let ours = ourIndexNames(table)
+        for index in existing.indexes where index.isCreated && ours.contains(index.name) {
+            try db.execute(sql: "DROP INDEX \(SQL.quote(index.name))")
+        }
     }
 
     /// The columns of `table` the toolkit made (under its current or original name).
@@ -65,16 +104,23 @@ struct InferredMigration {
                                              found: existing.column("id").map { "\($0.type), not the table's one primary key" } ?? "missing")
         }
         let declared = Set(table.columns.map(\.name))
+        let prefix = "\(table.name)."
+        let columnMoves = RenamePlan.resolve(
+            table.columns.compactMap { column in column.originalName.map { .init(from: $0, to: column.name) } },
+            existing: Set(existing.columns.map(\.name)),
+            alreadyApplied: Set(alreadyApplied.filter { $0.from.hasPrefix(prefix) && $0.to.hasPrefix(prefix) }
+                .map { .init(from: String($0.from.dropFirst(prefix.count)), to: String($0.to.dropFirst(prefix.count))) }))
+        if !columnMoves.isEmpty {
+            try dropOurIndexes(table, db)
+            try columnMoves.apply(temporaryName: { "\(Self.renameTable)_\($0)" }) { from, to in
+                try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) RENAME COLUMN \(SQL.quote(from)) TO \(SQL.quote(to))")
+            }
+            existing = try StoreTable.read(db, table.name) ?? existing
+        }
         var rebuild = false
         for column in table.columns {
             if let current = existing.column(column.name) {
                 if !column.fits(current, in: existing) { rebuild = true }
-                continue
-            }
-            if let original = column.originalName, !declared.contains(original), existing.column(original) != nil {
-                try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) RENAME COLUMN \(SQL.quote(original)) TO \(SQL.quote(column.name))")
-                existing = try StoreTable.read(db, table.name) ?? existing
-                if let current = existing.column(column.name), !column.fits(current, in: existing) { rebuild = true }
                 continue
             }
             var added = column
@@ -104,6 +150,7 @@ struct InferredMigration {
             let nulls = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoted) WHERE \(SQL.quote(column.name)) IS NULL") ?? 0
             if nulls > 0 { throw StorageError.migrationNeedsValue(entity: table.name, attribute: column.name, rows: nulls) }
         }
+        try checkConversions(table, from: existing, db)
         let declared = Set(table.columns.map(\.name))
         let kept = existing.columns.filter { $0.name != "id" && !declared.contains($0.name) && !dropped.contains($0.name) }
         let keptDefinitions = kept.map { column in
@@ -160,6 +207,34 @@ struct InferredMigration {
             if db.changesCount == 0 {
                 try db.execute(sql: "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", arguments: [table.name, counter])
             }
+        }
+    }
+
+    /// Fails before a rebuild converts a stored value into one that is not equal to it: SQLite turns an
+    /// integer past 2^53 into the nearest `REAL`, and a `REAL` into text of 15 digits, silently. (A
+    /// value a `STRICT` column cannot take at all, text into `INTEGER`, fails the copy itself.)
+    private func checkConversions(_ table: TableDesign, from existing: StoreTable, _ db: Database) throws {
+        for column in table.columns {
+            guard let current = existing.column(column.name), current.type.uppercased() != column.type else { continue }
+            let value = SQL.quote(column.name)
+            let lossy: String
+            switch (current.type.uppercased(), column.type) {
+            case ("INTEGER", "REAL"):
+                lossy = "typeof(\(value)) = 'integer' AND CAST(CAST(\(value) AS REAL) AS INTEGER) <> \(value)"
+            case ("REAL", "TEXT"):
+                lossy = "typeof(\(value)) = 'real' AND CAST(CAST(\(value) AS TEXT) AS REAL) <> \(value)"
+            case ("REAL", "INTEGER"):
+                lossy = "typeof(\(value)) = 'real' AND CAST(\(value) AS INTEGER) <> \(value)"
+            default:
+                continue
+            }
+            let quoted = SQL.quote(table.name)
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoted) WHERE \(lossy)") ?? 0
+            guard rows > 0 else { continue }
+            let example = try Row.fetchOne(db, sql: "SELECT \"id\", \(value) FROM \(quoted) WHERE \(lossy) ORDER BY \"id\" LIMIT 1")
+            let found = example.map { "row \($0[0] as Int64? ?? 0) holds \($0[1] as DatabaseValue)" } ?? ""
+            throw StorageError.migrationCannotConvert(entity: table.name, attribute: column.name, rows: rows,
+                                                      example: "\(found), which \(column.type) cannot hold exactly")
         }
     }
 
