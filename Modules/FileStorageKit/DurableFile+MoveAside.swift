@@ -43,7 +43,10 @@ extension DurableFile {
                 throw .io(URL(fileURLWithPath: url.path + suffix), operation: "rename aside", errno: errno)
             }
         }
-        // Best effort: the files are renamed already, and the caller goes on to make a fresh one.
+        // Best effort: the files are renamed already, and the caller goes on to make a fresh one,
+        // whose own durable write flushes this folder again. Should both flushes fail, a power cut
+        // undoes the rename: the damaged file is back at its name, the next open moves it aside
+        // again, and nothing acknowledged is lost (the fresh file held nothing durable yet).
         try? syncFolder(folder, url: url)
         return destination
     }

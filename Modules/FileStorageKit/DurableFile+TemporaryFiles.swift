@@ -104,6 +104,8 @@ enum TemporaryFiles {
             // Held: a live writer. Not linked at this name any more: its writer renamed it into place
             // (and let go) between the listing and the lock; that file is now the data.
             guard flock(fd, LOCK_EX | LOCK_NB) == 0, isLinked(fd, at: path) else { continue }
+            // No fsync of the folder: this is garbage, not a promise. A power cut that undoes the
+            // unlink brings back a file nobody holds, never read, which the next write removes again.
             if unlink(path) == 0 { removed.append(name) }
         }
         return (removed, entries)

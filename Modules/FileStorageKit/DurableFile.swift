@@ -62,6 +62,8 @@ public enum DurableFile {
         var writing = true
         defer {
             if writing { close(fd) }
+            // Garbage, not a promise: no fsync of the folder. A power cut that undoes this unlink
+            // brings back a temporary file nobody holds, which the next write in the folder removes.
             if !committed { unlink(tempPath) }
             // Closing releases the lock: only after the rename (or the unlink), so no cleaner can take
             // a temporary file that is still in use.
@@ -111,7 +113,7 @@ public enum DurableFile {
                 close(fd)
                 // ENOENT: a cleaner took the file before this writer could lock it; start again.
                 if code == ENOENT { continue }
-                unlink(tempPath)
+                unlink(tempPath)   // garbage: no fsync (see the `defer` of `write`)
                 throw FileStorageError.from(errno: code, operation: "open temporary file", url: url)
             }
             // A cleaner in another process may have opened the name in the moment before this lock; it
@@ -128,7 +130,7 @@ public enum DurableFile {
             close(fd)
             close(lockFD)
             if !locked && code != EWOULDBLOCK && code != EINTR {
-                unlink(tempPath)
+                unlink(tempPath)   // garbage: no fsync (see the `defer` of `write`)
                 throw FileStorageError.from(errno: code, operation: "flock temporary file", url: url)
             }
         }

@@ -11,6 +11,9 @@
 //                               and "committed K REVISION" after each
 //                               and "acked venn K" (PowerCutTests)
 //     power-check FOLDER        requires venn-1...venn-N and their circles; prints "value venn N"
+//     save-then-delete FOLDER N VALUE
+//                               saves N Venn diagrams, then deleteDatabase(); prints "acked deleted
+//                               VALUE" once it returned, then waits to be killed (PowerCutTests)
 //     open FOLDER               opens the store; prints "documents N"
 //     save FOLDER ID BYTES      saves one Item whose body holds BYTES characters; prints "saved ID"
 //     watch FOLDER              prints "ready", then each time the Counter results change "counters N"
@@ -90,6 +93,22 @@ do {
             say("acked venn \(next)")   // save returned: durable at `.full` (PowerCutTests)
             next += 1
         }
+    case "save-then-delete":
+        guard arguments.count == 4, let count = Int(arguments[2]), let value = Int(arguments[3]) else {
+            usage("save-then-delete FOLDER N VALUE")
+        }
+        for k in 1...max(1, count) {
+            let left = Circle(radius: Double(k))
+            left.identifier = "left-\(k)"
+            let right = Circle(radius: Double(k) + 0.5)
+            right.identifier = "right-\(k)"
+            let venn = VennDiagram(left: left, right: right)
+            venn.identifier = "venn-\(k)"
+            try persistence.save(venn)
+        }
+        try persistence.deleteDatabase()
+        say("acked deleted \(value)")   // deleteDatabase returned: the deletion is durable
+        while true { pause() }
     case "power-check":
         let count = try persistence.query(VennDiagram.self).count()
         for k in stride(from: 1, through: count, by: 1) {

@@ -10,7 +10,8 @@ extension DocumentDatabase {
     /// Whether anyone else has it open is asked of SQLite: leaving WAL mode needs the only connection
     /// to the file, in this process or any other (every open WAL connection holds a shared lock on it),
     /// so the switch to `journal_mode = DELETE` fails at once, with nothing changed, when one exists.
-    /// The files are then unlinked under an exclusive lock, so nobody can read or write them meanwhile.
+    /// The files are then unlinked under an exclusive lock, so nobody can read or write them meanwhile,
+    /// and the folder is flushed (`fsync`), so the deletion survives a power cut.
     func deleteFiles() throws(DocumentStoreError) {
         try checkNotDeleted()
         // This pool's idle readers are connections too.
@@ -48,6 +49,14 @@ extension DocumentDatabase {
                 writerStatements.finalize()
             }
             try pool.close()
+            // The unlinks are changes to the folder: until it is flushed, a power cut brings the
+            // deleted store back with its documents (issue 45).
+            let file = URL(fileURLWithPath: path)
+            do {
+                try DurableFile.syncFolder(file.deletingLastPathComponent(), url: file)
+            } catch {
+                throw DocumentStoreError.deletionNotDurable(file: path, cause: "\(error)")
+            }
         } catch let error as DocumentStoreError {
             throw error
         } catch {

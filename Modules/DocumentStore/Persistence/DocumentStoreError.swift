@@ -67,6 +67,9 @@ public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConverti
     case databaseInUse(file: String)
     /// The store was deleted through this `Persistence` (``Persistence/deleteDatabase()``).
     case databaseDeleted(file: String)
+    /// ``Persistence/deleteDatabase()`` removed the files but could not flush their folder (`fsync`), so
+    /// a power cut may bring the store back: the file and why. The instance is closed all the same.
+    case deletionNotDurable(file: String, cause: String)
     /// The query cannot be expressed: names the part.
     case unsupportedQuery(String)
     /// The store was used in a way it does not allow (a save from inside another store's transaction
@@ -101,6 +104,8 @@ public enum DocumentStoreError: Error, Sendable, Equatable, CustomStringConverti
             "loaded \(kind) \(identifier) reports identifier \(found), and its identifier is not a stored String property the store can set"
         case .databaseInUse(let file): "\(file) is open elsewhere (another Persistence, a live query, an unfinished sequence or another process); it was not deleted"
         case .databaseDeleted(let file): "\(file) was deleted by deleteDatabase()"
+        case .deletionNotDurable(let file, let cause):
+            "\(file) was deleted, but its folder could not be flushed (\(cause)): a power cut may bring it back"
         case .unsupportedQuery(let what): "unsupported query: \(what)"
         case .misuse(let what): what
         }

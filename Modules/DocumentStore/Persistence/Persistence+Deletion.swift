@@ -14,16 +14,25 @@ extension Persistence {
     /// a ``DocumentSequence`` iteration that has not finished. Afterwards this `Persistence` is
     /// closed: every read and write throws ``DocumentStoreError/databaseDeleted(file:)``, and its
     /// identity map is empty. A new `Persistence` on the same file starts an empty store. The folder
-    /// is left in place.
+    /// is left in place, and flushed (`fsync`) after the files are unlinked: once this returns, the
+    /// deletion survives a power cut.
     ///
     /// - Throws: ``DocumentStoreError/databaseInUse(file:)`` when the file is open elsewhere;
     ///   ``DocumentStoreError/misuse(_:)`` inside a transaction of this store;
-    ///   ``DocumentStoreError/databaseDeleted(file:)`` when it was deleted already.
+    ///   ``DocumentStoreError/databaseDeleted(file:)`` when it was deleted already;
+    ///   ``DocumentStoreError/deletionNotDurable(file:cause:)`` when the files are gone but their
+    ///   folder could not be flushed.
     public func deleteDatabase() throws(DocumentStoreError) {
         guard currentContext() == nil else {
             throw .misuse("deleteDatabase() was called inside a transaction of \(database.path)")
         }
-        try database.deleteFiles()
+        do {
+            try database.deleteFiles()
+        } catch .deletionNotDurable(let file, let cause) {
+            // The files are gone and the instance closed: only the flush of their folder failed.
+            identityMap.removeAll()
+            throw .deletionNotDurable(file: file, cause: cause)
+        }
         identityMap.removeAll()
     }
 }
