@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The folders a named app keeps its files in, resolved for the platform, created on demand (mode 0700).
 ///
@@ -134,11 +135,25 @@ public struct AppDirectories: Sendable, Equatable {
         return preferences
     }
 
-    /// Creates `folder` and any missing parents; new folders get mode 0700, existing ones are left as they are.
+    /// Creates `folder` and any missing parents; new folders get mode 0700, existing ones are left as
+    /// they are. When it returns, the whole chain is durable: `folder` and every folder above it
+    /// survive a power cut.
     ///
-    /// Each new folder's parent is flushed (`fsync`) after the `mkdir`, so the folder outlives a power
-    /// cut: a file made durable in it (whose own folder a write flushes) is otherwise lost with the
-    /// folder's name (issue 34: a `DefaultsSuite`'s first write into a new folder lost every value).
+    /// - A folder it creates: its parent is flushed (`fsync`) after the `mkdir`, so the folder outlives
+    ///   a power cut (issue 34: a `DefaultsSuite`'s first write into a new folder lost every value).
+    /// - A folder that already exists is not trusted: another process may have made it and died
+    ///   before its `fsync`, and a power cut would then take the folder, with every write acknowledged
+    ///   in it since (issue 45). So the first call for a folder in a process flushes every existing
+    ///   folder on its path up to the root (each folder's `fsync` makes the name of the one below it
+    ///   durable), and along the path with symbolic links resolved. A folder on the path that cannot be
+    ///   opened for reading (a permission-denied one high up) is skipped; there is nothing this process
+    ///   could flush there.
+    /// - Once per process and folder: the folders already flushed are remembered (with their device and
+    ///   inode, so a folder removed and made again is flushed again), and a later call for the same
+    ///   folder costs one `stat`. Every store calls it when it opens or first writes a folder:
+    ///   `PlistFileStorage`, `DefaultsSuite` and `PlistDocument` (and so `DataPersistence`,
+    ///   `@PersistedModel` and StateGraph's suite-backed nodes), ManagedStorage's `SQLiteStorageManager`
+    ///   and DocumentStore's `Persistence`.
     ///
     /// ```swift
     /// try AppDirectories.createFolder(folder.appendingPathComponent("exports/2026"))
@@ -147,20 +162,98 @@ public struct AppDirectories: Sendable, Equatable {
     /// - Throws: `FileStorageError`: `.permissionDenied` (a read-only parent), `.diskFull`, `.io` for
     ///   another `mkdir` or `fsync` failure (a file in the way, say), naming the folder that failed.
     public static func createFolder(_ folder: URL) throws(FileStorageError) {
-        var missing: [URL] = []
-        var current = folder.standardizedFileURL
-        while !FileManager.default.fileExists(atPath: current.path) {
+        let target = folder.standardizedFileURL.path
+        // The fast path: this folder (the same one, not another made at its name since) was made
+        // durable by this process already.
+        if let identity = DurableFolders.identity(ofDirectoryAt: target), DurableFolders.contains(target, identity) { return }
+        var missing: [String] = []
+        var current = target
+        while DurableFolders.identity(ofEntryAt: current) == nil {
             missing.append(current)
-            let parent = current.deletingLastPathComponent()
-            if parent.path == current.path { break }
+            let parent = DurableFile.parentPath(of: current)
+            if parent == current { break }
             current = parent
         }
         for dir in missing.reversed() {
-            if mkdir(dir.path, 0o700) != 0 && errno != EEXIST {
-                throw FileStorageError.from(errno: errno, operation: "mkdir", url: dir)
+            let url = URL(fileURLWithPath: dir, isDirectory: true)
+            if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+                throw FileStorageError.from(errno: errno, operation: "mkdir", url: url)
             }
             // Also after EEXIST: another process's mkdir may not be flushed yet.
-            try DurableFile.syncFolder(dir.deletingLastPathComponent(), url: dir)
+            try DurableFile.syncFolder(atPath: DurableFile.parentPath(of: dir), url: url)
+        }
+        // The folders that were there already, up to the root: made by whom, flushed when?
+        try DurableFolders.flushChain(from: target, url: folder)
+    }
+}
+
+/// The folders this process has made durable (`AppDirectories.createFolder`): each one's path, with
+/// its device and inode when it was flushed.
+enum DurableFolders {
+    struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private static let flushed = Mutex<[String: Identity]>([:])
+
+    /// The device and inode of the directory at `path`, or `nil` when there is none (or it is no directory).
+    static func identity(ofDirectoryAt path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// Whether anything is at `path` (a file in the way counts: `mkdir` then reports it).
+    static func identity(ofEntryAt path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    static func contains(_ path: String, _ identity: Identity) -> Bool {
+        flushed.withLock { $0[path] == identity }
+    }
+
+    /// Flushes every existing folder from `path` up to the root, lexically and with symbolic links
+    /// resolved, skipping those this process flushed already (and, since their chains were flushed
+    /// with them, everything above them) and those it cannot open for reading; then remembers them.
+    static func flushChain(from path: String, url: URL) throws(FileStorageError) {
+        var chains = [path]
+        if let resolved = realpath(path, nil) {
+            chains.append(String(cString: resolved))
+            free(resolved)
+        }
+        var done: [String: Identity] = [:]
+        for start in chains {
+            var current = start
+            while true {
+                if done[current] == nil, let identity = identity(ofDirectoryAt: current) {
+                    if contains(current, identity) { break }
+                    try flush(current, url: url)
+                    done[current] = identity
+                }
+                let parent = DurableFile.parentPath(of: current)
+                if parent == current { break }
+                current = parent
+            }
+        }
+        flushed.withLock { known in
+            for (path, identity) in done { known[path] = identity }
+        }
+    }
+
+    /// `fsync` of one folder: its entries, among them the name of the folder below it on the path.
+    private static func flush(_ path: String, url: URL) throws(FileStorageError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // Not readable (EACCES, EPERM), or gone meanwhile: nothing this process can flush there.
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        while fsync(fd) != 0 {
+            if errno == EINTR { continue }
+            // EINVAL: a file system that refuses fsync on a folder; EROFS: nothing to flush.
+            if errno == EINVAL || errno == EROFS { return }
+            throw FileStorageError.io(url, operation: "fsync folder \(path)", errno: errno)
         }
     }
 }

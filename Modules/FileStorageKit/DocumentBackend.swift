@@ -37,6 +37,9 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     private var currentMonitor: FileChangeMonitor
     /// Monitors replaced by an inotify one: kept alive, since hot paths may hold them unretained.
     private var retired: [FileChangeMonitor] = []
+    /// Whether this document has had `AppDirectories.createFolder` make its folder durable (its first
+    /// write does): later writes only check that the folder is still there.
+    private var folderIsDurable = false
 
     init(url: URL) {
         self.url = url.standardizedFileURL
@@ -62,12 +65,16 @@ final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     func exists() -> Bool { DurableFile.entryExists(atPath: path) }
     func moveAside(label: String) throws(FileStorageError) -> URL { try DurableFile.moveAside(url, label: label) }
 
-    /// Creates the folder, and switches the monitor to inotify once it can watch it (inotify needs
-    /// the folder to exist; opening a document creates nothing).
+    /// Creates the folder, or makes an existing one durable (`AppDirectories.createFolder`: a folder
+    /// another process made and died before flushing would otherwise vanish at a power cut, with every
+    /// write acknowledged in it), and switches the monitor to inotify once it can watch it (inotify
+    /// needs the folder to exist; opening a document creates nothing).
     func prepareForWrite() throws(FileStorageError) -> Bool {
         var info = stat()
-        if stat(folderPath, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
+        let durable = lock.withLock { folderIsDurable }
+        if !durable || stat(folderPath, &info) != 0 || info.st_mode & S_IFMT != S_IFDIR {
             try AppDirectories.createFolder(url.deletingLastPathComponent())
+            lock.withLock { folderIsDurable = true }
         }
         return lock.withLock {
             guard !currentMonitor.usesInotify, InotifyHub.shared != nil else { return false }

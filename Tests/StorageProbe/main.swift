@@ -17,6 +17,9 @@
 //     read FILE API                          reads FILE (API: storage, document or defaults); "read <n> bytes"
 //     power-writer API FOLDER START          writes k<i % 4> = i from START on forever; "acked <key> <value>"
 //                                            after each write returned (PowerWriter.swift; PowerCutTests)
+//     mkdir-and-hang FOLDER                  makes FOLDER and its missing parents with bare mkdirs (no
+//                                            fsync), prints "made", waits to be killed (PowerCutTests:
+//                                            a folder made by a process that died before flushing it)
 //
 // `ProbeOptions` (TestSupport) come before the command: `--start-after GATE` prints `waiting` and
 // holds the work until the file GATE exists, so a batch of probes contends for real instead of
@@ -93,6 +96,19 @@ do {
     case "power-writer":
         guard arguments.count == 3, let start = Int(arguments[2]) else { usage("power-writer API FOLDER START") }
         try PowerWriter.run(api: arguments[0], folder: URL(fileURLWithPath: arguments[1]), start: start)
+    case "mkdir-and-hang":
+        guard arguments.count == 1 else { usage("mkdir-and-hang FOLDER") }
+        var missing: [String] = []
+        var current = URL(fileURLWithPath: arguments[0]).standardizedFileURL
+        while !FileManager.default.fileExists(atPath: current.path) {
+            missing.append(current.path)
+            current = current.deletingLastPathComponent()
+        }
+        for path in missing.reversed() where mkdir(path, 0o700) != 0 {
+            throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno), userInfo: [NSLocalizedDescriptionKey: "mkdir \(path)"])
+        }
+        ProbeOutput.say("made")
+        while true { pause() }
     default:
         usage("unknown command \(command)")
     }

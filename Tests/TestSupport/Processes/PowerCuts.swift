@@ -112,6 +112,10 @@ public struct PowerCuts: Sendable {
     /// the store starts over: for a store whose checker reads everything, whose cost would otherwise
     /// grow with every cut (a 2,000-cut campaign then costs 20 times a 100-cut run, not 400 times).
     ///
+    /// With `beforeWriter`, each cut runs it once lazyfs is mounted and before the writer starts: a
+    /// test of what an earlier process left on the mount (`killedMaker(of:)`: a folder made by a
+    /// process that died before flushing it).
+    ///
     /// - Parameters:
     ///   - arguments: The writer's command line for a cut (its paths under `cut.mount`, its values from
     ///     `cut.firstValue` on, so they grow across cuts).
@@ -120,6 +124,7 @@ public struct PowerCuts: Sendable {
     /// - Returns: What ran, with every loss; throws only when the harness itself fails (a mount, a
     ///   writer that ends by itself).
     public func run(cuts: Int, stopAtFirstLoss: Bool = false, measuringLoss: Bool = false, freshStoreEvery: Int? = nil,
+                    beforeWriter: ((PowerCut) async throws -> Void)? = nil,
                     arguments: (PowerCut) -> [String],
                     read: (URL) async throws -> [String: Int]) async throws -> PowerCutRun {
         let seed = Self.seed(label: label)
@@ -144,7 +149,7 @@ public struct PowerCuts: Sendable {
                                delayMicroseconds: rng.int(in: 0...maxMicroseconds),
                                mount: mount.appendingPathComponent("cut-\(index)", isDirectory: true), backing: backing)
             try FileManager.default.createDirectory(at: cut.mount, withIntermediateDirectories: true)
-            let outcome = try await cutOnce(cut, lazyfs: lazyfs, arguments: arguments(cut))
+            let outcome = try await cutOnce(cut, lazyfs: lazyfs, beforeWriter: beforeWriter, arguments: arguments(cut))
             // Empty now (`cutOnce` took out whatever was written past the mount); a late actor on it
             // finds nothing to act on.
             rmdir(cut.mount.path)
@@ -231,7 +236,8 @@ public struct PowerCuts: Sendable {
     }
 
     /// One mount, writer, kill and power cut.
-    private func cutOnce(_ cut: PowerCut, lazyfs: URL, arguments: [String]) async throws -> CutOutcome {
+    private func cutOnce(_ cut: PowerCut, lazyfs: URL, beforeWriter: ((PowerCut) async throws -> Void)?,
+                         arguments: [String]) async throws -> CutOutcome {
         // `--die-with-parent`: a test process that is killed (a CI timeout, a Ctrl-C) runs no teardown,
         // so lazyfs itself stops and unmounts once it sees its parent gone.
         let server = try ChildProcess.start(lazyfs, ["--backing", backing.path, "--mount", cut.mount.path,
@@ -244,6 +250,7 @@ public struct PowerCuts: Sendable {
         _ = try await server.waitForLine(deadline: .now + deadline) { $0 == "ready" }
         let mounted = Self.fileSystem(at: cut.mount)
         guard mounted.isFUSE else { throw server.error("\(cut): lazyfs said ready, but \(cut.mount.path) is \(mounted)") }
+        if let beforeWriter { try await beforeWriter(cut) }
         let child = try ChildProcess.start(writer, arguments)
         defer { if child.termination == nil { child.kill(SIGKILL) } }
         _ = try await child.waitForLine(deadline: .now + deadline) { $0.hasPrefix("acked ") }
@@ -272,6 +279,19 @@ public struct PowerCuts: Sendable {
         return CutOutcome(acked: acked, count: count, lazyfsLog: server.standardError,
                           writerOutput: child.standardOutput, escaped: escaped.sorted(),
                           mountChanged: atTheCut == mounted ? nil : "\(mounted) when lazyfs was ready, \(atTheCut) at the cut")
+    }
+
+    /// Makes `folder` (and its missing parents) the way a process that dies at the wrong moment
+    /// leaves it: `storage-probe mkdir-and-hang` makes each with a bare `mkdir`, no `fsync`, says
+    /// `made`, and is killed with SIGKILL. On a lazyfs mount the folders are then there for every
+    /// process, and gone after a power cut unless someone flushes their parents.
+    public static func killedMaker(of folder: URL, deadline: Duration = .seconds(60)) async throws {
+        let maker = try ChildProcess.start(try ChildProcess.builtProgram("storage-probe"), ["mkdir-and-hang", folder.path])
+        defer { if maker.termination == nil { maker.kill(SIGKILL) } }
+        _ = try await maker.waitForLine(deadline: .now + deadline) { $0 == "made" }
+        maker.kill(SIGKILL)
+        let end = try await maker.waitForExit(deadline: .now + deadline)
+        guard end == .signaled(SIGKILL) else { throw maker.error("mkdir-and-hang \(folder.path) ended with \(end), not SIGKILL") }
     }
 
     /// The file system a path is on: its device, and whether a FUSE mount is there.
