@@ -121,12 +121,13 @@ import TestSupport
             _ = try await writer.waitForLine(deadline: .now + .seconds(60)) { $0 == "acked ledger 1" }
             let migrator = try ChildProcess.start(faults.program, ["migrate", folder.path])
             _ = try await migrator.waitForLine(deadline: .now + .seconds(60)) { $0 == "ready migrating" }
-            // The kill moment: anywhere in the migration (20,000 rows take a few hundred ms), or after it.
-            try await Task.sleep(for: .microseconds(rng.int(in: 0...1_500_000)))
+            // The kill moment: anywhere in the migration (20,000 rows take about 100 ms), or after it.
+            try await Task.sleep(for: .microseconds(rng.int(in: 0...250_000)))
             migrator.kill(SIGKILL)
             _ = try await migrator.waitForExit(deadline: .now + .seconds(60))
             let migrated = migrator.outputLines.contains { $0.hasPrefix("migrated ") }
             // The writer goes on (or has stopped at its typed error): wait for 20 more commits or its end.
+            writer.poll()
             let before = writer.outputLines.filter { $0.hasPrefix("acked ledger ") }.count
             let deadline = ContinuousClock.now + .seconds(30)
             while writer.termination == nil && writer.outputLines.filter({ $0.hasPrefix("acked ledger ") }).count < before + 20
@@ -148,7 +149,7 @@ import TestSupport
             if isNew {
                 newStores += 1
                 #expect(writer.standardError.contains("schemaNewerThanProgram"),
-                        "trial \(trial), seed \(seed): the store was migrated (migrator said so: \(migrated)) and the old writer was not refused: \(writer.standardError)")
+                        "trial \(trial), seed \(seed): the store was migrated (migrator said so: \(migrated)) and the old writer was not refused: \(writer.termination.map { "\($0)" } ?? "running"), \(acked) acked (\(before) before the kill), \(written) written; stderr: \(writer.standardError)")
             } else {
                 oldStores += 1
                 #expect(!migrated, "trial \(trial): the migrator finished but the store is the old one")

@@ -26,7 +26,7 @@ public struct SchemaDatabase {
     ///   - arguments: One value per `?`, in order.
     /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
     ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
-    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the migration's transaction is rolled back.
     public func execute(sql: String, arguments: [StorageValue] = []) throws {
         try db.execute(sql: sql, arguments: Self.arguments(arguments))
     }
@@ -39,7 +39,7 @@ public struct SchemaDatabase {
     /// - Returns: One array per row, one value per column.
     /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
     ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
-    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the migration's transaction is rolled back.
     public func fetchAll(sql: String, arguments: [StorageValue] = []) throws -> [[StorageValue]] {
         try Row.fetchAll(db, sql: sql, arguments: Self.arguments(arguments)).map { row in
             row.databaseValues.map(StorageValue.init(databaseValue:))
@@ -54,7 +54,7 @@ public struct SchemaDatabase {
     ///
     /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
     ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
-    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the migration's transaction is rolled back.
     public func tableExists(_ name: String) throws -> Bool {
         try db.tableExists(name)
     }
@@ -64,7 +64,7 @@ public struct SchemaDatabase {
     ///
     /// - Throws: The error SQLite reported (GRDB's `DatabaseError`, whose description names the code,
     ///   the message and the SQL). Left to escape the version's closure, it fails the migration with
-    ///   ``StorageError/migrationFailed(version:underlying:)`` and the store is restored.
+    ///   ``StorageError/migrationFailed(version:underlying:)`` and the migration's transaction is rolled back.
     public func columns(in table: String) throws -> [String] {
         try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\(SQL.quote(table)))").map { $0["name"] }
     }

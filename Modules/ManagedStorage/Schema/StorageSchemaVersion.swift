@@ -9,8 +9,8 @@
 ///   `Docs/ManagedStorage.md`).
 ///
 /// The pending versions of a store run in order, then the changes inferred from the current
-/// declarations, as one unit: if any of it fails, the store is restored to exactly what it was
-/// before, and the error reaches the caller (``StorageError/migrationFailed(version:underlying:)``,
+/// declarations, in one SQLite transaction: if any of it fails, it is rolled back, the store is
+/// exactly what it was before, and the error reaches the caller (``StorageError/migrationFailed(version:underlying:)``,
 /// or the typed error of an inferred change, such as ``StorageError/migrationNeedsDefault(entity:attribute:)``).
 ///
 /// The versions are listed, oldest first, in the ``StorageModel`` beside the current entities:
