@@ -14,6 +14,12 @@ import TestSupport
 /// - **A delete a power cut undoes** (item 6). DocumentStore's `deleteDatabase()` returns, then the
 ///   power is cut: the store must not be back with its documents.
 ///
+/// - **A damaged store recovered** (the SQLite stores' corrupt-file policy). Per cut, before the writer
+///   starts, a damaged `Store.sqlite` (bytes that are no database) is written to the store's folder and
+///   flushed; the writer's open moves it aside and starts a new store, acknowledges transactions, and
+///   the power is cut. Every acknowledged transaction must be in the new store: the move aside must not
+///   come undone and bring the damaged file back over it.
+///
 /// `swift test` runs `defaultCuts` cuts per case; `TOOLKIT_POWER_CUTS` sets it (as `ci/test` and
 /// `ci/power-campaign` do).
 @Suite(.serialized, .enabled(if: PowerCuts.isAvailable, "power-cut tests need /dev/fuse and fusermount3 (Docs/LazyFS.md)"))
@@ -99,6 +105,48 @@ struct LifecyclePowerCutTests {
                  arguments: writer, read: read)
         #expect(run.losses.isEmpty, "\(run):\n\(run.losses.joined(separator: "\n"))")
         #expect(run.acknowledged > 0, "\(run): the writer acknowledged nothing")
+    }
+
+    // MARK: A damaged store moved aside, then a power cut
+
+    @Test("ManagedStorage: a damaged store moved aside at open, then a power cut: every acknowledged transaction survives")
+    func managedStorageRecoveredThenCut() async throws {
+        try await expectNoLossAfterRecovery(label: "ManagedStorage, recovered", probe: "managed-probe")
+    }
+
+    @Test("DocumentStore: a damaged store moved aside at open, then a power cut: every acknowledged save survives")
+    func documentStoreRecoveredThenCut() async throws {
+        try await expectNoLossAfterRecovery(label: "DocumentStore, recovered", probe: "document-probe")
+    }
+
+    private func expectNoLossAfterRecovery(label: String, probe: String) async throws {
+        let temp = try TemporaryFolder(prefix: "power-recovered-\(probe)")
+        defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty, "a lazyfs mount was left behind") }
+        let run = try await PowerCuts(label: label, writer: probe, in: temp)
+            .run(cuts: PowerCuts.cutCount(default: Self.defaultCuts), freshStoreEvery: 1,
+                 beforeWriter: { cut in try Self.writeDamagedStore(in: Self.storeFolder(cut.mount)) },
+                 arguments: { ["write-loop", Self.storeFolder($0.mount).path] },
+                 read: { try await PowerCuts.probeValues(probe, ["power-check", Self.storeFolder($0).path]) })
+        #expect(run.losses.isEmpty, "\(run):\n\(run.losses.joined(separator: "\n"))")
+        #expect(run.acknowledged > 0, "\(run): the writer acknowledged nothing")
+    }
+
+    /// A `Store.sqlite` of 8 KiB that is no database, flushed with its folder chain (a damage that
+    /// survives the cut: only what the store then does may be undone).
+    static func writeDamagedStore(in folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("Store.sqlite")
+        let bytes = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        guard FileManager.default.createFile(atPath: file.path, contents: bytes) else {
+            throw ChildProcessError(description: "could not write \(file.path)")
+        }
+        for path in [file.path, folder.path, folder.deletingLastPathComponent().path,
+                     folder.deletingLastPathComponent().deletingLastPathComponent().path] {
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw ChildProcessError(description: "could not open \(path) to flush it") }
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw ChildProcessError(description: "fsync \(path): errno \(errno)") }
+        }
     }
 
     // MARK: Item 6: a delete a power cut undoes
