@@ -20,11 +20,15 @@ import TestSupport
 ///   the power is cut. Every acknowledged transaction must be in the new store: the move aside must not
 ///   come undone and bring the damaged file back over it.
 ///
-/// `swift test` runs `defaultCuts` cuts per case; `TOOLKIT_POWER_CUTS` sets it (as `ci/test` and
-/// `ci/power-campaign` do).
+/// `swift test` runs `defaultCuts` cuts per case; `ci/test` and `ci/power-campaign` a quarter of
+/// `TOOLKIT_POWER_CUTS` (`cuts`).
 @Suite(.serialized, .enabled(if: PowerCuts.isAvailable, "power-cut tests need /dev/fuse and fusermount3 (Docs/LazyFS.md)"))
 struct LifecyclePowerCutTests {
     static let defaultCuts = 5
+
+    /// A quarter of `TOOLKIT_POWER_CUTS` (each cut here is a whole lifecycle on a new store, and there
+    /// are eleven cases): 25 in `ci/test`, 500 in a 2,000-cut campaign; `defaultCuts` in `swift test`.
+    static var cuts: Int { max(defaultCuts, PowerCuts.cutCount(default: defaultCuts * 4) / 4) }
 
     /// The store's folder on the mount (or, for `backing`, in the backing folder): two levels the
     /// killed process makes.
@@ -100,7 +104,7 @@ struct LifecyclePowerCutTests {
         let temp = try TemporaryFolder(prefix: "power-dead-maker-\(probe)")
         defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty, "a lazyfs mount was left behind") }
         let run = try await PowerCuts(label: label, writer: probe, in: temp)
-            .run(cuts: PowerCuts.cutCount(default: Self.defaultCuts), freshStoreEvery: 1,
+            .run(cuts: Self.cuts, freshStoreEvery: 1,
                  beforeWriter: { cut in try await PowerCuts.killedMaker(of: made(cut.mount)) },
                  arguments: writer, read: read)
         #expect(run.losses.isEmpty, "\(run):\n\(run.losses.joined(separator: "\n"))")
@@ -123,7 +127,7 @@ struct LifecyclePowerCutTests {
         let temp = try TemporaryFolder(prefix: "power-recovered-\(probe)")
         defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty, "a lazyfs mount was left behind") }
         let run = try await PowerCuts(label: label, writer: probe, in: temp)
-            .run(cuts: PowerCuts.cutCount(default: Self.defaultCuts), freshStoreEvery: 1,
+            .run(cuts: Self.cuts, freshStoreEvery: 1,
                  beforeWriter: { cut in try Self.writeDamagedStore(in: Self.storeFolder(cut.mount)) },
                  arguments: { ["write-loop", Self.storeFolder($0.mount).path] },
                  read: { try await PowerCuts.probeValues(probe, ["power-check", Self.storeFolder($0).path]) })
@@ -159,7 +163,7 @@ struct LifecyclePowerCutTests {
         let temp = try TemporaryFolder(prefix: "power-delete-document")
         defer { #expect(PowerCuts.mounts(under: temp.url).isEmpty, "a lazyfs mount was left behind") }
         let run = try await PowerCuts(label: "DocumentStore.deleteDatabase", writer: "document-probe", in: temp)
-            .run(cuts: PowerCuts.cutCount(default: Self.defaultCuts), freshStoreEvery: 1,
+            .run(cuts: Self.cuts, freshStoreEvery: 1,
                  arguments: { ["save-then-delete", Self.storeFolder($0.mount).path, "20", "\($0.firstValue)"] },
                  read: { backing in
                      // `deleted` holds `gone` when the store is not back; a store that is back is a
