@@ -120,7 +120,7 @@ let package = Package(
         tests("CollectionStoreTests", dependencies: ["CollectionStore", "FileStorageKit", "PlistCodec", "TestSupport"]),
         // Entities shared by ManagedStorage's tests and its probe.
         .target(name: "ManagedTestModel", dependencies: ["ManagedStorage"], path: "Tests/ManagedTestModel"),
-        tests("ManagedStorageTests", dependencies: ["ManagedStorage", "ManagedTestModel", "TestSupport", grdb]),
+        tests("ManagedStorageTests", dependencies: ["ManagedStorage", "ManagedTestModel", "FileStorageKit", "TestSupport", grdb]),
         // WooCommerce's documented examples (its Storage tests' stacks, its stores' derived-storage
         // pattern, ResultsController+UIKit), compiled with the changes their comments give.
         tests("SQLiteStoreFaultTests", dependencies: ["SQLiteSupport", "ManagedStorage", "ManagedTestModel", "DocumentStore",
