@@ -324,20 +324,40 @@ public final class DefaultsSuite: Sendable {
 
     private func mutate<R>(_ change: (inout PlistDictionary) throws -> R) throws -> R {
         var result: R?
-        let contents = try document.update { contents -> Contents in
-            result = try change(&contents.values)
-            return contents
+        let contents: Contents
+        do {
+            contents = try document.update { contents -> Contents in
+                result = try change(&contents.values)
+                return contents
+            }
+        } catch {
+            recordLoadFailure(error)
+            throw error
         }
         finishWrite(contents)
         return result!
     }
 
+    /// A write refused because the file does not read (`.corrupt`) says why in ``lastLoadError`` at
+    /// once, whether or not a refresh read the damaged file first (without this, a set straight after
+    /// the damage left it `nil` unless the change thread had refreshed in between).
+    private func recordLoadFailure(_ error: any Error) {
+        guard let error = error as? FileStorageError, case .corrupt = error else { return }
+        state.withLock { $0.lastLoadError = error }
+    }
+
     /// The same, waiting for the lock with `Task.sleep`: never holds a cooperative-pool thread.
     func mutate<R>(_ change: (inout PlistDictionary) throws -> R) async throws -> R {
         var result: R?
-        let contents = try await document.update { contents -> Contents in
-            result = try change(&contents.values)
-            return contents
+        let contents: Contents
+        do {
+            contents = try await document.update { contents -> Contents in
+                result = try change(&contents.values)
+                return contents
+            }
+        } catch {
+            recordLoadFailure(error)
+            throw error
         }
         finishWrite(contents)
         return result!
