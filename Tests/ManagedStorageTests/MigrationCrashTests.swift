@@ -139,6 +139,12 @@ import TestSupport
             _ = try await writer.waitForExit(deadline: .now + .seconds(60))
             let acked = writer.outputLines.filter { $0.hasPrefix("acked ledger ") }.count
             acknowledged += acked
+            // The next program to open it, as a user's would: the old one, or the new one if it is refused.
+            // (A `catch StorageError.schemaNewerThanProgram` clause here crashes Swift 6.3.1's SILGen.)
+            if case .failure(let error) = Result(catching: { try SQLiteStorageManager(model: ledgerModelV1, configuration: Self.configuration(folder)) }) {
+                guard case .schemaNewerThanProgram? = error as? StorageError else { throw error }
+                _ = try SQLiteStorageManager(model: ledgerModelV2, configuration: Self.configuration(folder))
+            }
             let queue = try DatabaseQueue(path: folder.appendingPathComponent("Store.sqlite").path)
             let (written, isNew) = try await queue.read { db in
                 (try Int.fetchOne(db, sql: #"SELECT count(*) FROM "Entry" WHERE "code" > 1000000"#) ?? 0,
