@@ -360,7 +360,14 @@ struct DocPromiseErrorsAndTheFileTests {
         let probe = try ChildProcess.builtProgram("document-probe")
         let watcher = try ChildProcess.start(probe, ["watch", temp.url.path])
         _ = try await watcher.waitForLine(deadline: .now + .seconds(60)) { $0 == "ready" }
+        // Stopped, and the store's -wal and -shm moved away with its old file: a log left beside the
+        // damaged file would lend it its pages and SQLite would read the pair as a store (SQLite
+        // documents that a store's files must never be renamed apart; the promise is about the lock).
+        watcher.kill(SIGSTOP)
         let store = temp.file("Store.sqlite")
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+            #expect(rename(store.path + suffix, temp.file("parked\(suffix)").path) == 0)
+        }
         let damaged = temp.file("damaged")
         try DocPromiseDocs.garbage.write(to: damaged)
         #expect(rename(damaged.path, store.path) == 0)

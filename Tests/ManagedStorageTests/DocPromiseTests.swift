@@ -1151,7 +1151,15 @@ struct DocPromiseCorruptStoresTests {
         let writer = try ChildProcess.start(probe, ["write-loop", temp.url.path])
         _ = try await writer.waitForLine(deadline: .now + .seconds(60)) { $0.hasPrefix("ready") }
         // A damaged file replaces the store's name; the writer keeps its own (now unlinked) file open.
+        // The writer is stopped first and its -wal and -shm moved away with the old file: a live log
+        // left beside the damaged file would lend it the writer's newest pages (page 1 among them),
+        // and SQLite would read the pair as a store (this failed one CI run: open succeeded). SQLite
+        // documents that a store's files must never be renamed apart; the promise here is about the lock.
+        writer.kill(SIGSTOP)
         let store = temp.file("Store.sqlite")
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+            #expect(rename(store.path + suffix, temp.file("parked\(suffix)").path) == 0)
+        }
         let damaged = temp.file("damaged")
         try Self.garbage.write(to: damaged)
         #expect(rename(damaged.path, store.path) == 0)
