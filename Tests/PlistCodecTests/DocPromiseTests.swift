@@ -202,7 +202,9 @@ struct DocPromiseRecord: Codable, Equatable {
     // ErrorsAndLimits.md: the kind table (one input per kind; each read reports its kind and a location of
     // the right sort: bytes for binary, lines for text).
     @Test(arguments: [
-        ("unknownFormat", Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF])),
+        // Not `unknownFormat` with "bplist00" + one byte: nine bytes are too short for a binary trailer,
+        // which is `.truncated` (no input for `.unknownFormat` is pinned down by the article).
+        ("truncated", Data([0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30, 0xFF])),
         ("malformed", DocPromiseOracle.xml("<array><strng>a</strng></array>")),
         ("invalidBase64", DocPromiseOracle.xml("<data>!!!*</data>")),
         ("invalidDate", DocPromiseOracle.xml("<date>not a date</date>")),
