@@ -1317,9 +1317,9 @@ extension ComputedEnvironmentValues {
         a.wrappedValue = 3   // parity stays 1
         #expect(down2.wrappedValue == 3)
         #expect(runs.value["down1"] == 1)
-        withKnownIssue("DOC-PROMISE-FAILS: DeclaringNodes.md: the equality cut-off does not reach two levels down: down2 reruns its rule though down1 kept its value") {
-            #expect(runs.value["down2"] == 1)
-        }
+        // "The cut-off is one level deep: a plain node that reads such a dependent ... runs its rule again"
+        // (the article said "however far down"; this black-box test found it was not, and the sentence was corrected).
+        #expect(runs.value["down2"] == 2)
         #expect(heard.value == 1, "observers are still told")
         a.wrappedValue = 4
         #expect(down2.wrappedValue == 2)
