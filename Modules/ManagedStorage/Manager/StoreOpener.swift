@@ -33,8 +33,9 @@ struct StoreOpener {
     func open(lock: StoreLock?) throws(StorageError) -> Opened {
         do {
             return try openRecovering(lock: lock)
-        } catch let error where configuration.incompatibleStore == .moveAsideAndStartEmpty && Self.isIncompatibility(error) {
-            guard let lock else { throw error }
+        } catch let incompatibility where configuration.incompatibleStore == .moveAsideAndStartEmpty
+                    && Self.isIncompatibility(incompatibility) {
+            guard let lock else { throw incompatibility }
             let moved: URL??
             do {
                 moved = try lock.withExclusive(timeout: configuration.recoveryLockTimeout) { () throws -> URL? in
@@ -43,11 +44,11 @@ struct StoreOpener {
                     return try DurableFile.moveAside(fileURL, label: "incompatible", companions: ["-wal", "-shm"])
                 }
             } catch {
-                throw .cannotOpen(file: path, cause: "\(error); the store did not fit the model: \(error)")
+                throw .cannotOpen(file: path, cause: "it could not be moved aside (\(error)); it did not fit the model: \(incompatibility)")
             }
             var opened = try openRecovering(lock: lock)
             if let moved = moved ?? nil {
-                let moveReport = StorageError.incompatibleStoreMovedAside(file: path, movedTo: moved.path, cause: error.description)
+                let moveReport = StorageError.incompatibleStoreMovedAside(file: path, movedTo: moved.path, cause: incompatibility.description)
                 report(moveReport)
                 opened.movedAside = moveReport
             }
