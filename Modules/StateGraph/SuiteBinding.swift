@@ -21,6 +21,9 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// Whether the node holds a value that its set could not write (a full disk, a read-only folder,
     /// a value that does not encode): then a set of that same value is not "no change" but a retry.
     nonisolated(unsafe) private var unwritten = false
+    /// Whether a set of `nil` in a batch removed the key from the node (which shows the default since)
+    /// but not yet from the file: the batch's flush removes it.
+    nonisolated(unsafe) private var removalPending = false
 
     init(entry: SuiteEntry, key: String, defaultValue: Value, encode: @escaping (Value) throws -> PlistValue?,
          decode: @escaping (PlistValue) throws -> Value) {
@@ -56,7 +59,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
         writeLock.withLock { _ in
             // Equal to the node's value (the default included, while the suite has none): no change, no
             // write, unless that value never reached the file.
-            if !unwritten, node.holds(newValue) { return }
+            if !unwritten, !removalPending, node.holds(newValue) { return }
             let encoded: PlistValue?
             do {
                 encoded = try encode(newValue)
@@ -66,6 +69,9 @@ final class SuiteBinding<Value>: @unchecked Sendable {
                 _ = node.store(newValue, notifying: &notifications)
                 return
             }
+            // `nil` removes the key, and the node then shows the default, as it does when another
+            // writer removes the key (swift-state-graph 0.25 reads the default back too).
+            let held = encoded == nil ? defaultValue : newValue
             // A value the node cannot compare whose encoding is what the suite holds: nothing to do.
             if !unwritten, node.isEqual == nil, Self.sameContents(encoded, lastEncoded ?? (try? encode(node.currentValue))) {
                 return
@@ -74,13 +80,14 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             // in the same suite, in one write: another node on the key never sees half a batch.
             if let batch = EvaluationThread.current.batch {
                 batch.deferSuiteWrite(DeferredSuiteWrite(binding: self, node: node))
-                _ = node.store(newValue, notifying: &notifications)
+                removalPending = encoded == nil
+                _ = node.store(held, notifying: &notifications)
                 return
             }
             // The file first: the node's change counts as a write in progress until it has spread
             // (see `GraphClock`), and that should not last as long as a durable write.
             put(encoded)
-            _ = node.store(newValue, notifying: &notifications)
+            _ = node.store(held, notifying: &notifications)
         }
         notifications.deliver(on: EvaluationThread.current)
         notifications.discard()
@@ -111,7 +118,8 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// `.none` when the suite holds it already or it does not encode (the failure is reported).
     func encodedForFlush(of node: Stored<Value>) -> PlistValue?? {
         do {
-            let encoded = try encode(node.currentValue)
+            let encoded = removalPending ? nil : try encode(node.currentValue)
+            removalPending = false
             if !unwritten, Self.sameContents(encoded, lastEncoded) { return .none }
             return .some(encoded)
         } catch {
@@ -127,6 +135,8 @@ final class SuiteBinding<Value>: @unchecked Sendable {
         if let error {
             fail(.write, error)
             unwritten = true
+            // A removal that failed is retried as a removal, not as a write of the default shown.
+            removalPending = encoded == nil
         } else {
             lastEncoded = encoded
             lastError = nil
@@ -142,6 +152,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
             lastEncoded = encoded
             lastError = nil
             unwritten = false
+            removalPending = false
         } catch {
             fail(.write, error)
             unwritten = true
@@ -176,6 +187,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
         lastEncoded = stored
         // The node takes the file's value (or the default), so it holds nothing unwritten any more.
         unwritten = false
+        removalPending = false
         guard let stored else {
             _ = node.store(defaultValue, notifying: &notifications)
             return

@@ -244,9 +244,39 @@ final class DocPromiseProbeCount: Sendable {
         }
         #expect(again.wrappedValue == "fallback")
         // So does the node itself.
-        withKnownIssue("DOC-PROMISE-FAILS: PersistentBacking.md: after `nil` removes the key the node itself reads nil, not the default") {
-            #expect(node.wrappedValue == "fallback")
+        #expect(node.wrappedValue == "fallback")
+        // And a dependent sees the default, not nil.
+        let shown = Computed(name: "shown") { _ in node.wrappedValue ?? "nil" }
+        #expect(shown.wrappedValue == "fallback")
+        node.wrappedValue = "again"
+        #expect(shown.wrappedValue == "again")
+        node.wrappedValue = nil
+        #expect(shown.wrappedValue == "fallback")
+    }
+
+    // The same sentence inside a batch: the key is removed when the batch ends (not the default written), and
+    // the node shows the default from the set on.
+    @Test func nilInABatchRemovesTheKeyAtItsEnd() throws {
+        let temp = try TemporaryFolder(prefix: "docpromise")
+        let node = GraphStorageLocation.$folder.withValue(temp.url) {
+            Stored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nilbatch", key: "opt"), defaultValue: "fallback")
         }
+        let file = temp.file("docpromise.nilbatch.plist")
+        node.wrappedValue = "set"
+        withGraphBatch {
+            node.wrappedValue = nil
+            #expect(node.wrappedValue == "fallback")
+            #expect(DocPromiseFiles.dictionary(file)?["opt"] == .string("set"), "the file changes only when the batch ends")
+        }
+        #expect(node.wrappedValue == "fallback")
+        let dict = try #require(DocPromiseFiles.dictionary(file))
+        #expect(dict["opt"] == nil, "the batch wrote \(String(describing: dict["opt"])) instead of removing the key")
+        // Set to nil, then to the default itself, in one batch: the default is written, as it was set.
+        withGraphBatch {
+            node.wrappedValue = nil
+            node.wrappedValue = "fallback"
+        }
+        #expect(DocPromiseFiles.dictionary(file)?["opt"] == .string("fallback"))
     }
 
     // PersistentBacking.md: "A value of the wrong type in the file leaves the default."
