@@ -135,7 +135,8 @@ public final class DocumentSync: Sendable {
 
     /// What one synchronization did.
     public struct Report: Sendable, Equatable, CustomStringConvertible {
-        /// Documents sent to the server (each with every local revision it may lack).
+        /// Documents that gained a revision on the server. A document sent that the server had
+        /// already (a batch replayed, or a replication starting from zero) is not counted.
         public var pushedDocuments = 0
         /// Revisions sent that the server did not have yet.
         public var pushedRevisions = 0
