@@ -18,6 +18,8 @@ package enum StoreRecovery {
         /// Under the lock, the file was no longer damaged: another process moved it aside first (and
         /// may be writing to the new store already). Open it again; nothing was moved.
         case alreadyRecovered
+        /// A move aside that a killed process left half done could not be finished (`reason`).
+        case unfinishedMove(String)
 
         /// Why the store cannot be opened, for the store's "cannot open" error: `damage` is what
         /// SQLite found.
@@ -26,6 +28,7 @@ package enum StoreRecovery {
             case .inUse: "\(damage); it is damaged, but other processes have it open, so it was not moved aside"
             case .cannotMove(let reason): "the store is damaged and could not be moved aside: \(reason)"
             case .alreadyRecovered: "\(damage); another process moved it aside meanwhile"
+            case .unfinishedMove(let reason): "a process was killed while moving the store aside, and the move could not be finished: \(reason)"
             }
         }
     }
@@ -42,7 +45,7 @@ package enum StoreRecovery {
         do {
             moved = try lock.withExclusive(timeout: timeout, stopWaiting: { !isDamaged(file.path) }) { () throws -> URL? in
                 guard isDamaged(file.path) else { return nil }
-                return try DurableFile.moveAside(file, companions: ["-wal", "-shm"])
+                return try DurableFile.moveAside(file, companions: companions)
             }
         } catch {
             throw .cannotMove("\(error)")
@@ -51,6 +54,42 @@ package enum StoreRecovery {
         guard let moved else { throw isDamaged(file.path) ? .inUse : .alreadyRecovered }
         guard let moved else { throw .alreadyRecovered }
         return moved
+    }
+
+    /// Finishes a move aside (``moveAside(_:lock:timeout:)``, or an incompatible store's) that a killed
+    /// process left half done: the store is gone but its `-wal` or `-shm` is still at its name. They
+    /// follow the store's moved copy (`DurableFile.finishMoveAside`), under `lock` taken exclusively,
+    /// before SQLite opens the store: SQLite deletes a `-wal` it finds without its database, and with
+    /// it the commits the copy needs. One `stat` when there is nothing to finish.
+    ///
+    /// - Returns: Where the companions went (empty when there was nothing to finish).
+    package static func finishInterruptedMove(_ file: URL, lock: StoreLock, timeout: Duration) throws(Failure) -> [URL] {
+        guard isInterrupted(file) else { return [] }
+        let moved: [URL]?
+        do {
+            moved = try lock.withExclusive(timeout: timeout, stopWaiting: { !isInterrupted(file) }) { () throws -> [URL] in
+                // Under the lock no store has the file open, so nobody creates it meanwhile.
+                guard isInterrupted(file) else { return [] }
+                return try DurableFile.finishMoveAside(of: file, companions: companions)
+            }
+        } catch {
+            throw .unfinishedMove("\(error)")
+        }
+        guard let moved else {
+            // Other processes kept the lock shared: one of them finished it, or it is still to do.
+            if isInterrupted(file) { throw .unfinishedMove("other processes kept the store's lock past \(timeout)") }
+            return []
+        }
+        return moved
+    }
+
+    /// The files that move with a store.
+    static let companions = ["-wal", "-shm"]
+
+    /// Whether a move aside of `file` was left half done: `file` is gone, a companion is not.
+    static func isInterrupted(_ file: URL) -> Bool {
+        let fileManager = FileManager.default
+        return !fileManager.fileExists(atPath: file.path) && companions.contains { fileManager.fileExists(atPath: file.path + $0) }
     }
 
     /// Whether SQLite finds the database at `path` damaged: it does not open as a database, or

@@ -34,6 +34,8 @@
 //                               entries; then opens it with `ledgerModelV2` (migrating it) and inserts entries
 //                               one per transaction for ever; prints "acked entries N" (N entries in all)
 //                               after the fill and after each commit
+//     ledger-open-moving-aside FOLDER  opens the ledger store with `ledgerModelV1` and `.moveAsideAndStartEmpty`
+//                               (a version-2 store is moved aside); prints "opened entries N moved PATH|none"
 //     ledger-check FOLDER       opens the ledger store with `ledgerModelV2` (migrating a version-1 store) and
 //                               requires codes 0..<N without a gap; prints "value entries N"
 //
@@ -310,6 +312,19 @@ func runLedgerCommand(_ command: String, folder: URL, configuration: StorageConf
                 count += 1
                 say("acked entries \(count)")
             }
+        } catch {
+            fail(error)
+        }
+    case "ledger-open-moving-aside":
+        var aside = configuration
+        aside.incompatibleStore = .moveAsideAndStartEmpty
+        do {
+            let manager = try SQLiteStorageManager(model: ledgerModelV1, configuration: aside)
+            let count = try manager.read { $0.countObjects(ofType: EntryV1.self) }
+            let moved: String
+            if case .incompatibleStoreMovedAside(_, let movedTo, _)? = manager.movedAsideAtOpen { moved = movedTo } else { moved = "none" }
+            say("opened entries \(count) moved \(moved)")
+            exit(0)
         } catch {
             fail(error)
         }

@@ -62,6 +62,13 @@ public final class Persistence: Sendable {
             throw .cannotOpen(file: url.path, cause: "\(error)")
         }
         self.lock = lock
+        if let lock {
+            do {
+                _ = try StoreRecovery.finishInterruptedMove(url, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch {
+                throw .cannotOpen(file: url.path, cause: error.cause(damage: ""))
+            }
+        }
         do {
             database = try DocumentDatabase(configuration: configuration)
             recoveredFromCorruption = nil

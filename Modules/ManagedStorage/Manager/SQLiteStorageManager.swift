@@ -88,6 +88,13 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         } catch {
             throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
+        if let lock {
+            do {
+                _ = try StoreRecovery.finishInterruptedMove(configuration.fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
+            } catch {
+                throw .cannotOpen(file: configuration.fileURL.path, cause: error.cause(damage: ""))
+            }
+        }
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
         let opened = try opener.open(lock: lock)
         self.init(model: resolved, configuration: configuration, hub: hub, database: opened.pool, fileURL: configuration.fileURL,
