@@ -197,8 +197,10 @@ struct DocPromiseUnencodable: Codable, Equatable {
         #expect(ContinuousClock.now - lockedStart < .milliseconds(500))
         holder.unlock()
         var versions = Set<Int>()
-        let deadline = ContinuousClock.now + .milliseconds(800)
-        while ContinuousClock.now < deadline {
+        // Until the reads have overlapped a few writes (a deadline, not a window: on a loaded machine
+        // one write, with its fsyncs, can take longer than any fixed window).
+        let deadline = ContinuousClock.now + DeadlineScale.scaled(.seconds(30))
+        while versions.count < 3, ContinuousClock.now < deadline {
             let data = try DurableFile.read(url)
             let dict = try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any]
             guard let version = dict?["version"] as? Int, let payload = dict?["payload"] as? Data else {
