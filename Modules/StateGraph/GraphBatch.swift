@@ -44,6 +44,13 @@ final class GraphBatch {
     /// Suite writes held until the batch ends, each binding once.
     private var suiteWrites: [DeferredSuiteWrite] = []
     private var suiteWriteIDs = Set<ObjectIdentifier>()
+    /// Calls to make after the observers were told (another writer's change reaching an `onDidSet`).
+    private var afterFlush: [() -> Void] = []
+
+    /// Makes `body` run when the batch ends, after its observers, outside every lock of the batch.
+    func runAfterFlush(_ body: @escaping () -> Void) {
+        afterFlush.append(body)
+    }
 
     /// Holds a suite-backed node's write until the batch ends.
     func deferSuiteWrite(_ write: DeferredSuiteWrite) {
@@ -70,6 +77,9 @@ final class GraphBatch {
         queued = []
         seen = []
         for item in items { item.notifyObservers() }
+        let calls = afterFlush
+        afterFlush = []
+        for call in calls { call() }
     }
 }
 

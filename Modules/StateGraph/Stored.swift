@@ -52,6 +52,9 @@ public final class Stored<Value>: @unchecked Sendable {
     @usableFromInline let hasDidSet = Atomic<Bool>(false)
     /// The `onDidSet` handler. Guarded by `lock`.
     nonisolated(unsafe) private var didSetHandler: ((Value, Value) -> Void)?
+    /// Called with the values before and after when another writer's change reached a suite-backed
+    /// node and changed its value (`GraphUserDefault.onDidSet`). Guarded by `lock`.
+    nonisolated(unsafe) private var outsideChangeHandler: ((Value, Value) -> Void)?
 
     @usableFromInline
     init(name: String, value: Value, isEqual: ((Value, Value) -> Bool)?, binding: SuiteBinding<Value>?, location: SourceLocation) {
@@ -180,7 +183,9 @@ public final class Stored<Value>: @unchecked Sendable {
     /// Calls `handler` after every set of `wrappedValue`, with the value before it and the value set,
     /// on the setting thread, after the change has spread; also for a set that changed nothing (an
     /// equal value). One handler per node: a second call replaces the first. Not called for
-    /// ``unsafeModify(_:)``, for another process's write to a suite, or for the initial value.
+    /// ``unsafeModify(_:)``, for the initial value, or for another writer's change to a suite-backed
+    /// node (another `DefaultsSuite` instance or process), as swift-state-graph 0.25's `Stored` does;
+    /// ``GraphUserDefault/onDidSet(_:)`` sees those too.
     ///
     /// ```swift
     /// model.$count.onDidSet { old, new in print("count: \(old) -> \(new)") }
@@ -192,6 +197,15 @@ public final class Stored<Value>: @unchecked Sendable {
         lock.withLock { _ in didSetHandler = handler }
         hasDidSet.store(true, ordering: .relaxed)
     }
+
+    /// Sets the handler called after another writer's change (another `DefaultsSuite` instance or
+    /// process) reached this suite-backed node and changed its value, outside every lock.
+    func onOutsideChange(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
+        lock.withLock { _ in outsideChangeHandler = handler }
+    }
+
+    /// The handler `onOutsideChange` set, if any.
+    var outsideChange: ((Value, Value) -> Void)? { lock.withLock { _ in outsideChangeHandler } }
 
     /// Changes the value in place, telling nobody: no dependent is marked stale, no observer or
     /// Observation is notified, no `onDidSet` runs (a suite-backed node does write the new value to

@@ -162,41 +162,55 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// Brings a value another writer put in the suite into the node, and spreads it if it differs.
     func reload(into node: Stored<Value>) {
         var notifications = GraphNotifications()
+        var told: (() -> Void)?
         writeLock.withLock { _ in
-            take(entry.suite.object(forKey: key), into: node, notifying: &notifications)
+            told = take(entry.suite.object(forKey: key), into: node, notifying: &notifications)
         }
         notifications.deliver(on: EvaluationThread.current)
         notifications.discard()
+        told?()
     }
 
     /// `reload(into:)` from a snapshot of the whole suite, with `writeLock` held by the caller (a
     /// reload of every node of the suite, which holds all their locks while it takes the snapshot).
     func reloadLocked(from snapshot: [String: PlistValue], into node: Stored<Value>) {
         var notifications = GraphNotifications()
-        take(snapshot[key], into: node, notifying: &notifications)
+        let told = take(snapshot[key], into: node, notifying: &notifications)
         // Queued by the caller's batch: nothing of the program's runs here.
         notifications.deliver(on: EvaluationThread.current)
         notifications.discard()
+        if let told {
+            // The outside-change handler runs when the batch ends, after every lock is released.
+            if let batch = EvaluationThread.current.batch { batch.runAfterFlush(told) } else { told() }
+        }
     }
 
-    /// Under `writeLock`: the node takes what the suite holds for the key, if it is news.
-    private func take(_ stored: PlistValue?, into node: Stored<Value>, notifying notifications: inout GraphNotifications) {
+    /// Under `writeLock`: the node takes what the suite holds for the key, if it is news. Returns
+    /// the call of the node's outside-change handler when the value changed and there is one, for the
+    /// caller to make once no lock is held.
+    private func take(_ stored: PlistValue?, into node: Stored<Value>,
+                      notifying notifications: inout GraphNotifications) -> (() -> Void)? {
         // The suite also reports this node's own writes; the file holds their keys sorted, the
         // encoding in declaration order, and the two are the same value.
-        guard !Self.sameContents(stored, lastEncoded) else { return }
+        guard !Self.sameContents(stored, lastEncoded) else { return nil }
         lastEncoded = stored
         // The node takes the file's value (or the default), so it holds nothing unwritten any more.
         unwritten = false
         removalPending = false
-        guard let stored else {
-            _ = node.store(defaultValue, notifying: &notifications)
-            return
+        let value: Value
+        if let stored {
+            do {
+                value = try decode(stored)
+            } catch {
+                fail(.decode, error)
+                return nil
+            }
+        } else {
+            value = defaultValue
         }
-        do {
-            _ = node.store(try decode(stored), notifying: &notifications)
-        } catch {
-            fail(.decode, error)
-        }
+        let old = node.currentValue
+        guard node.store(value, notifying: &notifications), let handler = node.outsideChange else { return nil }
+        return { handler(old, value) }
     }
 
     /// Whether two suite values are the same, whatever the order of their dictionaries' keys (`nil`:

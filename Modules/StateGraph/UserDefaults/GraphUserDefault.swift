@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A property kept in a defaults suite and tracked as a graph node (swift-state-graph 0.26's
 /// spelling): a property wrapper over a suite-backed ``Stored`` node.
 ///
@@ -25,12 +27,17 @@
 public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// The node that holds the value.
     public let node: Stored<Value>
+    /// Guards `delivery`.
+    private let deliveryLock = Mutex<Void>(())
+    /// What `onDidSet` has told and is still to tell. Guarded by `deliveryLock`.
+    nonisolated(unsafe) private var delivery: DidSetDelivery<Value>
 
     /// A property kept under `key` of the standard suite, `wrappedValue` while the suite has none.
     public init(wrappedValue: Value, _ key: String,
                 file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         node = Stored(name: key, backing: .userDefaults(key: key), defaultValue: wrappedValue, isEqual: { $0 == $1 },
                       location: SourceLocation(file: file, line: line, column: column))
+        delivery = DidSetDelivery(last: node.currentValue)
     }
 
     /// A property kept under `key` of the suite `suiteName`.
@@ -38,6 +45,7 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
                 file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         node = Stored(name: key, backing: .userDefaults(suite: suiteName, key: key), defaultValue: wrappedValue,
                       isEqual: { $0 == $1 }, location: SourceLocation(file: file, line: line, column: column))
+        delivery = DidSetDelivery(last: node.currentValue)
     }
 
     /// The value: read from the node (a tracked read), written through it to the suite.
@@ -49,14 +57,76 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// The wrapper itself (`$name`), the same object for every use.
     public var projectedValue: GraphUserDefault<Value> { self }
 
-    /// Calls `handler` after every set that changed the value, with the value before and the value
-    /// set, on the setting thread (as swift-state-graph 0.26 does: an equal set calls nothing).
+    /// Calls `handler` after every change of the value, with the value before and the value after, as
+    /// swift-state-graph 0.26 does: a set through this wrapper (on the setting thread; an equal set
+    /// calls nothing), and a change another writer made (another wrapper or `DefaultsSuite` on the
+    /// same suite, or another process; on the thread that brought it in, moments later). Each change
+    /// is told once, in the order the node took them, each call's old value being the previous call's
+    /// new one; two writes another process makes before this one looks are one change. A handler
+    /// that sets the value itself is told of that after it returns. One handler: a second call
+    /// replaces the first. The wrapper is kept alive while a call for it runs.
+    ///
+    /// ```swift
+    /// settings.$theme.onDidSet { old, new in print("theme: \(old) -> \(new)") }
+    /// ```
+    ///
+    /// ``Stored/onDidSet(_:)`` on ``node`` sees this process's sets only (0.25's `Stored`).
     public func onDidSet(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
-        node.onDidSet { old, new in
-            if old != new { handler(old, new) }
+        let current = node.currentValue
+        deliveryLock.withLock { _ in
+            delivery.handler = handler
+            if !delivery.watching { delivery.last = current }
+            delivery.watching = true
+        }
+        // Weak: the node outlives the wrapper (the suite's watch holds it); a call in progress holds
+        // the wrapper strongly until it returns.
+        node.onDidSet { [weak self] _, _ in
+            guard let self else { return }
+            self.tell(self.node.currentValue)
+        }
+        node.onOutsideChange { [weak self] _, new in self?.tell(new) }
+    }
+
+    /// Tells the handler of `value` if it differs from the last value told. One thread tells at a
+    /// time, in the order the values came; a value that comes while another thread (or the handler
+    /// itself) is telling is queued, and told by that thread next.
+    private func tell(_ value: Value) {
+        var first = false
+        deliveryLock.withLock { _ in
+            delivery.queue.append(value)
+            if !delivery.telling {
+                delivery.telling = true
+                first = true
+            }
+        }
+        guard first else { return }
+        while true {
+            var call: (old: Value, new: Value, handler: ((Value, Value) -> Void)?)?
+            deliveryLock.withLock { _ in
+                while call == nil, !delivery.queue.isEmpty {
+                    let next = delivery.queue.removeFirst()
+                    if next != delivery.last {
+                        call = (delivery.last, next, delivery.handler)
+                        delivery.last = next
+                    }
+                }
+                if call == nil { delivery.telling = false }
+            }
+            guard let call else { return }
+            call.handler?(call.old, call.new)
         }
     }
 
     /// The last error reading or writing the suite, or `nil`.
     public var storageError: GraphStorageError? { node.storageError }
+}
+
+/// `GraphUserDefault.onDidSet`'s state: the handler, the last value told, the values still to tell,
+/// and whether a thread is telling them.
+struct DidSetDelivery<Value> {
+    var handler: ((Value, Value) -> Void)?
+    var last: Value
+    var queue: [Value] = []
+    var telling = false
+    var watching = false
 }
