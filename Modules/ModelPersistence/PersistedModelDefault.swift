@@ -35,7 +35,7 @@ public enum PersistedModelDefault {
         do {
             return try load(type, decode: decode)
         } catch {
-            preconditionFailure("\(Model.self).default: \(error)")
+            fatalError("\(Model.self).default: \(error)")
         }
     }
 

@@ -46,7 +46,7 @@ extension Computed {
             }
             return cached
         }
-        guard let last else { preconditionFailure("StateGraph: \(cycle.describe(outcome: "has no value yet to give"))") }
+        guard let last else { fatalError("StateGraph: \(cycle.describe(outcome: "has no value yet to give"))") }
         GraphCycleErrors.report(cycle)
         // The state as it is: the reader's edge to this node is checked against it at its commit.
         return (last, core.state.load(ordering: .acquiring))

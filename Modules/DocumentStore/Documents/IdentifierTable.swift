@@ -99,7 +99,8 @@ struct IdentifierTable<Value>: ~Copyable {
     @inline(__always)
     @discardableResult
     mutating func insert(_ key: IdentifierKey, _ value: consuming Value, at slot: Int) -> Int {
-        precondition(index[slot] == 0 && hasRoom(for: 1), "IdentifierTable.insert: not a free slot, or no room")
+        // fatalError, not precondition: its message survives a release build.
+        if !(index[slot] == 0 && hasRoom(for: 1)) { fatalError("IdentifierTable.insert: not a free slot, or no room") }
         let position = count
         index[slot] = Self.tag(key.hash) | UInt64(position + 1)
         (entries + position).initialize(to: Entry(value: value, hash: key.hash, identifier: key.identifier))

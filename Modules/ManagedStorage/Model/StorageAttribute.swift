@@ -184,7 +184,7 @@ extension StorageAttribute where Self: RawRepresentable, RawValue: StorageAttrib
     /// unless each of its properties declares a default; this is then never read.
     public static var storageDefault: Self {
         guard let value = storageDefaultIfAny else {
-            preconditionFailure("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
+            fatalError("\(Self.self) has no case for \(RawValue.storageDefault); make it CaseIterable or give it a storageDefault")
         }
         return value
     }

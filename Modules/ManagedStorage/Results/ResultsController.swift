@@ -141,7 +141,7 @@ public final class ResultsController<Entity: StorageEntity> {
     /// ``safeObject(at:)`` when it may be.
     public func object(at indexPath: IndexPath) -> Entity.ReadOnly {
         guard let object = safeObject(at: indexPath) else {
-            preconditionFailure("ResultsController<\(Entity.self)>.object(at:): \(indexPath) is outside the results (\(sections.map(\.numberOfObjects)) objects per section)")
+            fatalError("ResultsController<\(Entity.self)>.object(at:): \(indexPath) is outside the results (\(sections.map(\.numberOfObjects)) objects per section)")
         }
         return object
     }

@@ -141,7 +141,7 @@ struct BinaryPlistTreeBuilder {
         let keys = [String](unsafeUninitializedCapacity: n) { buffer, initialized in
             for i in 0..<n {
                 // The walk checked that every key is a string.
-                guard case .string(let key) = value(ref(start, i)) else { preconditionFailure("checked key is not a string") }
+                guard case .string(let key) = value(ref(start, i)) else { fatalError("checked key is not a string") }
                 (buffer.baseAddress! + i).initialize(to: key)
                 initialized = i + 1
             }

@@ -20,7 +20,7 @@ final class ByteWriter {
 
     private static func outOfMemory() -> Never {
         // Allocation failure is not an input error: nothing sensible can continue.
-        preconditionFailure("ByteWriter: out of memory")
+        fatalError("ByteWriter: out of memory")
     }
 
     @inline(__always)
