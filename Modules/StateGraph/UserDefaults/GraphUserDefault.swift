@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A property kept in a defaults suite and tracked as a graph node (swift-state-graph 0.26's
@@ -29,6 +30,9 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     public let node: Stored<Value>
     /// Guards `delivery`.
     private let deliveryLock = Mutex<Void>(())
+    /// Held by a set through the wrapper until its `onDidSet` call returned, and while another writer's
+    /// change is told: one at a time, in order. Recursive, for a handler that sets the value itself.
+    private let telling = NSRecursiveLock()
     /// What `onDidSet` has told and is still to tell. Guarded by `deliveryLock`.
     nonisolated(unsafe) private var delivery: DidSetDelivery<Value>
 
@@ -51,15 +55,18 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// The value: read from the node (a tracked read), written through it to the suite.
     public var wrappedValue: Value {
         get { node.wrappedValue }
-        set { node.wrappedValue = newValue }
+        // A set and its `onDidSet` call happen under `telling`, so sets from several threads are each
+        // told once, in order, on their own thread.
+        set { telling.withLock { node.wrappedValue = newValue } }
     }
 
     /// The wrapper itself (`$name`), the same object for every use.
     public var projectedValue: GraphUserDefault<Value> { self }
 
     /// Calls `handler` after every change of the value, with the value before and the value after, as
-    /// swift-state-graph 0.26 does: a set through this wrapper (on the setting thread; an equal set
-    /// calls nothing), and a change another writer made (another wrapper or `DefaultsSuite` on the
+    /// swift-state-graph 0.26 does: a set through this wrapper (on the setting thread, before the set
+    /// returns; sets from several threads are told one after the other; an equal set calls nothing),
+    /// and a change another writer made (another wrapper or `DefaultsSuite` on the
     /// same suite, or another process; on the thread that brought it in, moments later). Each change
     /// is told once, in the order the node took them, each call's old value being the previous call's
     /// new one; two writes another process makes before this one looks are one change. A handler
@@ -84,7 +91,12 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
             guard let self else { return }
             self.tell(self.node.currentValue)
         }
-        node.onOutsideChange { [weak self] _, new in self?.tell(new) }
+        // The node's value when the call is made, not the one the reload brought: a set through the
+        // wrapper may have come in between (and been told), and the last call must end at the value.
+        node.onOutsideChange { [weak self] _, _ in
+            guard let self else { return }
+            self.telling.withLock { self.tell(self.node.currentValue) }
+        }
     }
 
     /// Tells the handler of `value` if it differs from the last value told. One thread tells at a
