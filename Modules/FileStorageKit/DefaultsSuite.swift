@@ -52,6 +52,9 @@ public final class DefaultsSuite: Sendable {
         var registered: [String: PlistValue] = [:]
         var seenToken: UInt64 = .max
         var lastLoadError: FileStorageError?
+        /// Writes refused because the file does not read (`recordLoadFailure`): a refresh that read
+        /// before one of them must not clear the error it recorded.
+        var refusedWrites: UInt64 = 0
         /// The format of the file as last read or written.
         var fileFormat: PlistFormat
         var observers: [UInt64: @Sendable (String) -> Void] = [:]
@@ -300,7 +303,9 @@ public final class DefaultsSuite: Sendable {
     /// older than that write, whose own store holds what the file had after it.
     private func refresh(force: Bool) throws(FileStorageError) {
         let token = document.changeToken
-        guard let writes = state.withLock({ s -> UInt64? in force || s.seenToken != token ? s.finishedWrites : nil }) else { return }
+        guard let (writes, refused) = state.withLock({ s -> (UInt64, UInt64)? in
+            force || s.seenToken != token ? (s.finishedWrites, s.refusedWrites) : nil
+        }) else { return }
         let contents: Contents
         do {
             contents = force ? try document.readFresh() : try document.read()
@@ -313,7 +318,8 @@ public final class DefaultsSuite: Sendable {
             throw error
         }
         let told = state.withLock { s -> ([String], [@Sendable (String) -> Void]) in
-            guard s.finishedWrites == writes else { return ([], []) }
+            // A write refused meanwhile found the file damaged: this read may be older than that.
+            guard s.finishedWrites == writes, s.refusedWrites == refused else { return ([], []) }
             s.seenToken = token
             s.lastLoadError = nil
             s.fileFormat = contents.format
@@ -343,7 +349,10 @@ public final class DefaultsSuite: Sendable {
     /// the damage left it `nil` unless the change thread had refreshed in between).
     private func recordLoadFailure(_ error: any Error) {
         guard let error = error as? FileStorageError, case .corrupt = error else { return }
-        state.withLock { $0.lastLoadError = error }
+        state.withLock { s in
+            s.lastLoadError = error
+            s.refusedWrites += 1
+        }
     }
 
     /// The same, waiting for the lock with `Task.sleep`: never holds a cooperative-pool thread.
