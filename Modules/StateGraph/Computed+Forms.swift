@@ -34,7 +34,7 @@ extension Computed {
 
     /// A node that always has `stored`'s value (a read-only view of it).
     @inlinable
-    public convenience init(_ stored: Stored<Value>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
+    public convenience init<S>(_ stored: StoredNode<Value, S>, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: stored.name, isEqual: nil, location: SourceLocation(file: file, line: line, column: column), refresher: Self.refresher, rule: { _ in stored.wrappedValue })
     }
 

@@ -92,7 +92,7 @@ struct DeferredSuiteWrite {
     let encoded: () -> PlistValue??
     let flushed: (PlistValue?, (any Error)?) -> Void
 
-    init<Value>(binding: SuiteBinding<Value>, node: Stored<Value>) {
+    init<Value, S>(binding: SuiteBinding<Value>, node: StoredNode<Value, S>) {
         id = ObjectIdentifier(binding)
         entry = binding.entry
         key = binding.key

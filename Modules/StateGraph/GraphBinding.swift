@@ -21,7 +21,7 @@ public struct GraphBinding<Value>: @unchecked Sendable {
     }
 }
 
-extension Stored {
+extension StoredNode {
     /// A get/set pair for this node's value.
     public var binding: GraphBinding<Value> {
         GraphBinding(get: { self.wrappedValue }, set: { self.wrappedValue = $0 })

@@ -5,11 +5,11 @@
 /// Where a `@GraphStored` property keeps its value: `.memory`, `.userDefaults(key:)` or
 /// `.userDefaults(suite:key:)`.
 ///
-/// The argument of `@GraphStored(backed:)`, and of ``Stored``'s `init(name:backing:defaultValue:file:line:column:)`:
+/// The argument of `@GraphStored(backed:)`, and of ``UserDefaultsStored``'s `init(name:backing:defaultValue:file:line:column:)`:
 ///
 /// ```swift
 /// @GraphStored(backed: .userDefaults(suite: "com.myapp.settings", key: "theme")) var theme: String = "light"
-/// let window = Stored(name: "window", backing: .userDefaults(key: "window"), defaultValue: 800)
+/// let window = UserDefaultsStored(name: "window", backing: .userDefaults(key: "window"), defaultValue: 800)
 /// ```
 public struct GraphStorageBacking: Sendable, Equatable {
     enum Place: Equatable {

@@ -54,7 +54,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
 
     /// Sets the node to `newValue` and writes it to the suite if its encoding differs from the file's.
     @usableFromInline
-    func write(_ newValue: Value, to node: Stored<Value>) {
+    func write<S>(_ newValue: Value, to node: StoredNode<Value, S>) {
         var notifications = GraphNotifications()
         writeLock.withLock { _ in
             // Equal to the node's value (the default included, while the suite has none): no change, no
@@ -116,7 +116,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
 
     /// For a batch's flush, under `writeLock`: the node's value as the suite should hold it now, or
     /// `.none` when the suite holds it already or it does not encode (the failure is reported).
-    func encodedForFlush(of node: Stored<Value>) -> PlistValue?? {
+    func encodedForFlush<S>(of node: StoredNode<Value, S>) -> PlistValue?? {
         do {
             let encoded = removalPending ? nil : try encode(node.currentValue)
             removalPending = false
@@ -160,7 +160,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     }
 
     /// Brings a value another writer put in the suite into the node, and spreads it if it differs.
-    func reload(into node: Stored<Value>) {
+    func reload<S>(into node: StoredNode<Value, S>) {
         var notifications = GraphNotifications()
         var told: (() -> Void)?
         writeLock.withLock { _ in
@@ -173,7 +173,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
 
     /// `reload(into:)` from a snapshot of the whole suite, with `writeLock` held by the caller (a
     /// reload of every node of the suite, which holds all their locks while it takes the snapshot).
-    func reloadLocked(from snapshot: [String: PlistValue], into node: Stored<Value>) {
+    func reloadLocked<S>(from snapshot: [String: PlistValue], into node: StoredNode<Value, S>) {
         var notifications = GraphNotifications()
         let told = take(snapshot[key], into: node, notifying: &notifications)
         // Queued by the caller's batch: nothing of the program's runs here.
@@ -188,7 +188,7 @@ final class SuiteBinding<Value>: @unchecked Sendable {
     /// Under `writeLock`: the node takes what the suite holds for the key, if it is news. Returns
     /// the call of the node's outside-change handler when the value changed and there is one, for the
     /// caller to make once no lock is held.
-    private func take(_ stored: PlistValue?, into node: Stored<Value>,
+    private func take<S>(_ stored: PlistValue?, into node: StoredNode<Value, S>,
                       notifying notifications: inout GraphNotifications) -> (() -> Void)? {
         // The suite also reports this node's own writes; the file holds their keys sorted, the
         // encoding in declaration order, and the two are the same value.
@@ -253,7 +253,7 @@ extension Optional: OptionalGraphValue {
     var isNone: Bool { self == nil }
 }
 
-extension Stored: SuiteListener {
+extension StoredNode: SuiteListener {
     var listenerLockID: ObjectIdentifier { ObjectIdentifier(suiteBinding!) }
 
     func withListenerLock(_ body: () -> Void) {
@@ -265,13 +265,21 @@ extension Stored: SuiteListener {
     }
 }
 
-extension Stored where Value: Codable {
-    /// Creates a node kept where `backing` says: in memory, or under a key of a defaults suite.
+extension StoredNode where S == UserDefaultsStorage<Value> {
+    /// Creates a node kept where `backing` says: under a key of a defaults suite, or in memory.
     ///
     /// With `.userDefaults`, the value is read from the suite now (the default when the key has none)
     /// and written to it on every set that changes what the suite holds; `nil` removes the key, so the
     /// default shows again. A value another process writes reaches the node and its dependents within
     /// moments. The suite's folder and the standard suite's name come from `GraphStorageLocation`.
+    /// With `.memory`, the node keeps its value in memory, starting from `defaultValue`.
+    ///
+    /// ```swift
+    /// let window = UserDefaultsStored(name: "window", backing: .userDefaults(key: "window"), defaultValue: 800)
+    /// ```
+    ///
+    /// The node's type is ``UserDefaultsStored`` (`StoredNode<Value, UserDefaultsStorage<Value>>`)
+    /// whatever `backing` says, so a backing chosen at run time keeps one type.
     ///
     /// - Parameters:
     ///   - name: A name for descriptions.
@@ -286,41 +294,12 @@ extension Stored where Value: Codable {
 
     convenience init(name: String, backing: GraphStorageBacking, defaultValue: Value,
                      isEqual: ((Value, Value) -> Bool)?, location: SourceLocation) {
-        let name = backing.nodeName ?? name
-        let suiteName: String
-        let key: String
-        switch backing.place {
-        case .memory:
-            self.init(name: name, value: defaultValue, isEqual: isEqual, binding: nil, location: location)
-            return
-        case .suite(let suite, let k):
-            suiteName = suite ?? GraphStorageLocation.currentStandardSuiteName
-            key = k
-        }
-        let entry = SuiteEntry.shared(storage: GraphStorageLocation.currentStorage, suiteName: suiteName)
-        let binding = SuiteBinding<Value>(entry: entry, key: key, defaultValue: defaultValue, encode: { value in
-            if let optional = value as? any OptionalGraphValue, optional.isNone { return nil }
-            return try PlistEncoder().encodeToValue(value)
-        }, decode: { stored in
-            try PlistDecoder().decode(Value.self, from: stored)
-        })
-        self.init(name: name, value: binding.loadInitialValue(), isEqual: isEqual, binding: binding, location: location)
-        entry.listen(self, forKey: key)
-        // A write between the first read and `listen` would otherwise go unnoticed.
-        binding.reload(into: self)
+        self.init(name: name, storage: UserDefaultsStorage(backing: backing, defaultValue: defaultValue),
+                  isEqual: isEqual, location: location)
     }
-
-    /// The last error writing or reading the suite, or `nil` once a write succeeds again.
-    public var storageError: GraphStorageError? { suiteBinding?.storageError }
-
-    /// How many writes this node's suite received from nodes of this process (for tests).
-    package var suiteWriteCount: Int { suiteBinding?.entry.writes.load(ordering: .relaxed) ?? 0 }
-
-    /// The suite this node is kept in, or `nil` for a memory node.
-    public var suite: DefaultsSuite? { suiteBinding?.entry.suite }
 }
 
-extension Stored where Value: Codable & Equatable {
+extension StoredNode where S == UserDefaultsStorage<Value>, Value: Equatable {
     /// Creates a node kept where `backing` says; setting a value equal to the current one changes and
     /// writes nothing.
     ///
@@ -334,4 +313,16 @@ extension Stored where Value: Codable & Equatable {
     public convenience init(name: String = "stored", backing: GraphStorageBacking, defaultValue: Value, file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
         self.init(name: name, backing: backing, defaultValue: defaultValue, isEqual: { $0 == $1 }, location: SourceLocation(file: file, line: line, column: column))
     }
+}
+
+extension StoredNode {
+    /// The last error writing or reading the suite, or `nil` once a write succeeds again (always
+    /// `nil` for a node not kept in a suite).
+    public var storageError: GraphStorageError? { suiteBinding?.storageError }
+
+    /// How many writes this node's suite received from nodes of this process (for tests).
+    package var suiteWriteCount: Int { suiteBinding?.entry.writes.load(ordering: .relaxed) ?? 0 }
+
+    /// The suite this node is kept in, or `nil` for a node not kept in a suite.
+    public var suite: DefaultsSuite? { suiteBinding?.entry.suite }
 }

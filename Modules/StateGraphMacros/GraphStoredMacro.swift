@@ -6,7 +6,8 @@ import SwiftSyntaxMacros
 /// `@GraphStored`: turns `var name: T = value` into accessors over a generated stored node `$name`.
 ///
 /// In memory (no argument, or `backed: .memory`) the node is `Stored(name:wrappedValue:)`; with any
-/// other backing it is `Stored(name:backing:defaultValue:)` and the initial value is the default. What
+/// other backing it is a `StoredNode<T, UserDefaultsStorage<T>>` made by `init(name:backing:defaultValue:)`,
+/// and the initial value is the default. What
 /// makes the node, and whether an initializer can assign the property, depends on where the property
 /// is declared (see `Plan`).
 public struct GraphStoredMacro {
@@ -178,9 +179,13 @@ extension GraphStoredMacro: PeerMacro {
             binding = "let"
         }
         let value = plan.creation.map { " = \($0)" } ?? ""
+        // A suite-backed node's type names its storage, as swift-state-graph 0.25's `UserDefaultsStored`.
+        let nodeType: TypeSyntax = GraphStoredMacro.backing(of: node) == nil
+            ? "StateGraph.Stored<\(shape.nodeType)>"
+            : "StateGraph.StoredNode<\(shape.nodeType), StateGraph.UserDefaultsStorage<\(shape.nodeType)>>"
         return [
             """
-            @StateGraph.GraphIgnored \(raw: modifiers)\(raw: binding) $\(raw: shape.name): StateGraph.Stored<\(shape.nodeType)>\(raw: value)
+            @StateGraph.GraphIgnored \(raw: modifiers)\(raw: binding) $\(raw: shape.name): \(nodeType)\(raw: value)
             """,
         ]
     }

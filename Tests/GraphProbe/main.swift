@@ -38,7 +38,7 @@ func fail(_ error: GraphStorageError) -> Never {
 }
 
 /// Exits through `fail` if the last set of `node` did not reach the file.
-func check<Value: Codable>(_ node: Stored<Value>) {
+func check<Value: Codable, S>(_ node: StoredNode<Value, S>) {
     if let error = node.storageError { fail(error) }
 }
 
@@ -74,7 +74,7 @@ case "set-keys":
         ProbeOutput.usage("graph-probe", "set-keys FOLDER PROCESS M")
     }
     let nodes = GraphStorageLocation.$folder.withValue(folder) {
-        (1...m).map { Stored(name: "own", backing: .userDefaults(suite: GraphProbeSuite.name,
+        (1...m).map { StoredNode(name: "own", backing: .userDefaults(suite: GraphProbeSuite.name,
                                                                  key: GraphProbeSuite.ownKey(process: process, index: $0)),
                              defaultValue: 0) }
     }

@@ -167,7 +167,7 @@ struct GraphMacroExpansionTests {
                     }
                 }
 
-                @StateGraph.GraphIgnored let $theme: StateGraph.Stored<String> = .init(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
+                @StateGraph.GraphIgnored let $theme: StateGraph.StoredNode<String, StateGraph.UserDefaultsStorage<String>> = .init(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
             }
             """)
     }
@@ -192,7 +192,7 @@ struct GraphMacroExpansionTests {
                     }
                 }
 
-                @StateGraph.GraphIgnored private let $apiEndpoint: StateGraph.Stored<String> = .init(name: "apiEndpoint", backing: .userDefaults(suite: "com.myapp.settings", key: "apiEndpoint"), defaultValue: "https://api.example.com")
+                @StateGraph.GraphIgnored private let $apiEndpoint: StateGraph.StoredNode<String, StateGraph.UserDefaultsStorage<String>> = .init(name: "apiEndpoint", backing: .userDefaults(suite: "com.myapp.settings", key: "apiEndpoint"), defaultValue: "https://api.example.com")
             }
             """)
     }
@@ -388,7 +388,7 @@ struct GraphMacroExpansionTests {
                     }
                 }
 
-                @StateGraph.GraphIgnored let $v: StateGraph.Stored<Int> = .init(name: "v", backing: .userDefaults(key: "k"), defaultValue: 0)
+                @StateGraph.GraphIgnored let $v: StateGraph.StoredNode<Int, StateGraph.UserDefaultsStorage<Int>> = .init(name: "v", backing: .userDefaults(key: "k"), defaultValue: 0)
                 static var shared: Int {
                     get {
                         return $shared.wrappedValue

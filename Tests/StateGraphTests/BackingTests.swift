@@ -113,8 +113,8 @@ struct BackingTests {
     @Test("arrays, dictionaries, dates, data and optionals round-trip; nil removes the key")
     func valueKinds() throws {
         try withSuiteFolder { folder in
-            func node<T: Codable & Equatable>(_ key: String, _ value: T) -> Stored<T> {
-                Stored(name: key, backing: .userDefaults(suite: "kinds", key: key), defaultValue: value)
+            func node<T: Codable & Equatable>(_ key: String, _ value: T) -> StoredNode<T, UserDefaultsStorage<T>> {
+                StoredNode(name: key, backing: .userDefaults(suite: "kinds", key: key), defaultValue: value)
             }
             let tags = node("tags", [String]())
             let limits = node("limits", [String: Int]())
@@ -184,7 +184,7 @@ struct BackingTests {
         let first = try TemporaryFolder(prefix: "state-graph")
         let second = try TemporaryFolder(prefix: "state-graph")
         let node = GraphStorageLocation.$folder.withValue(first.url) {
-            Stored(name: "n", backing: .userDefaults(suite: "where", key: "n"), defaultValue: 0)
+            StoredNode(name: "n", backing: .userDefaults(suite: "where", key: "n"), defaultValue: 0)
         }
         GraphStorageLocation.$folder.withValue(second.url) { node.wrappedValue = 5 }
         #expect(FileManager.default.fileExists(atPath: first.file("where.plist").path))
@@ -200,7 +200,7 @@ struct BackingTests {
             var height: Int
         }
         try withSuiteFolder { _ in
-            let node = Stored(name: "window", backing: .userDefaults(suite: "layout", key: "window"),
+            let node = StoredNode(name: "window", backing: .userDefaults(suite: "layout", key: "window"),
                               defaultValue: Window(width: 800, height: 600))
             let area = Computed { _ in node.wrappedValue.width * node.wrappedValue.height }
             #expect(area.wrappedValue == 480_000)
@@ -226,7 +226,7 @@ struct BackingTests {
             var sidebar: Bool
         }
         try await withSuiteFolder { folder in
-            let node = Stored(name: "layout", backing: .userDefaults(key: "layout"),
+            let node = StoredNode(name: "layout", backing: .userDefaults(key: "layout"),
                               defaultValue: Layout(zoom: 1, title: "Main", columns: 2, sidebar: true))
             let changes = Counter()
             let subscription = GraphSubscription({ node.wrappedValue.title }, onChange: { _ in changes.bump() })

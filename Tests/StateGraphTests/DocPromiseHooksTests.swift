@@ -195,7 +195,7 @@ struct DocPromiseHooksWrapperTests {
         let fresh = DocPromiseHooksSupport.settings(folder)
         #expect(fresh.nick == "anon", "a wrapper made after the removal shows the default")
         let node = GraphStorageLocation.$folder.withValue(folder.url) {
-            Stored<String?>(name: "nick", backing: .userDefaults(suite: "hooks", key: "nick"), defaultValue: "anon")
+            UserDefaultsStored<String?>(name: "nick", backing: .userDefaults(suite: "hooks", key: "nick"), defaultValue: "anon")
         }
         #expect(node.wrappedValue == "anon", "a node made after the removal shows the default")
         #expect(try await suiteSettled("hooks", in: folder))
@@ -430,7 +430,7 @@ struct DocPromiseHooksNodeTests {
     @Test func aSuiteBackedNodesHookSeesThisProcesssSetsOnlyEqualOnesIncluded() async throws {
         let folder = try TemporaryFolder(prefix: "docpromise-hooks")
         let count = GraphStorageLocation.$folder.withValue(folder.url) {
-            Stored(name: "count", backing: .userDefaults(suite: "probe", key: "count"), defaultValue: 0)
+            StoredNode(name: "count", backing: .userDefaults(suite: "probe", key: "count"), defaultValue: 0)
         }
         let doubled = Computed(name: "doubled") { _ in count.wrappedValue * 2 }
         let log = Recorded<String>()
@@ -466,7 +466,7 @@ struct DocPromiseHooksNodeTests {
     @Test func aNodesHookRunsForEverySetFromFourThreads() async throws {
         let folder = try TemporaryFolder(prefix: "docpromise-hooks", inMemory: true)
         let level = GraphStorageLocation.$folder.withValue(folder.url) {
-            Stored(name: "level", backing: .userDefaults(suite: "hooks", key: "level"), defaultValue: 0)
+            StoredNode(name: "level", backing: .userDefaults(suite: "hooks", key: "level"), defaultValue: 0)
         }
         let log = DocPromiseHooksLog<Int>()
         level.onDidSet { old, new in log.append(old, new) }
@@ -490,7 +490,7 @@ struct DocPromiseHooksNodeTests {
     @Test func unsafeModifyOnASuiteBackedNodeWritesTheSuiteAndRunsNoHook() async throws {
         let folder = try TemporaryFolder(prefix: "docpromise-hooks")
         let items = GraphStorageLocation.$folder.withValue(folder.url) {
-            Stored(name: "items", backing: .userDefaults(suite: "hooks", key: "items"), defaultValue: [Int]())
+            StoredNode(name: "items", backing: .userDefaults(suite: "hooks", key: "items"), defaultValue: [Int]())
         }
         let calls = Recorded<String>()
         items.onDidSet { old, new in calls.append("\(old)->\(new)") }

@@ -116,9 +116,9 @@ final class DocPromiseProbeCount: Sendable {
     @Test func nodeKeepsItsValueInFolderSuitePlistWithSortedKeys() throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let (z, a, m) = GraphStorageLocation.$folder.withValue(temp.url) {
-            (Stored(name: "z", backing: .userDefaults(suite: "docpromise.s", key: "zeta"), defaultValue: 0),
-             Stored(name: "a", backing: .userDefaults(suite: "docpromise.s", key: "alpha"), defaultValue: ""),
-             Stored(name: "m", backing: .userDefaults(suite: "docpromise.s", key: "mid"), defaultValue: false))
+            (StoredNode(name: "z", backing: .userDefaults(suite: "docpromise.s", key: "zeta"), defaultValue: 0),
+             StoredNode(name: "a", backing: .userDefaults(suite: "docpromise.s", key: "alpha"), defaultValue: ""),
+             StoredNode(name: "m", backing: .userDefaults(suite: "docpromise.s", key: "mid"), defaultValue: false))
         }
         z.wrappedValue = 3
         a.wrappedValue = "x"
@@ -160,7 +160,7 @@ final class DocPromiseProbeCount: Sendable {
     @Test func setMergesOnlyItsKeyKeepingAnotherProcessKeys() async throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let mine = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored(name: "mine", backing: .userDefaults(suite: GraphProbeSuite.name, key: "mine"), defaultValue: 0)
+            StoredNode(name: "mine", backing: .userDefaults(suite: GraphProbeSuite.name, key: "mine"), defaultValue: 0)
         }
         let probe = try await DocPromiseFiles.runProbe(["set-count", temp.url.path, "7"])
         #expect(probe.termination == .exited(0))
@@ -175,7 +175,7 @@ final class DocPromiseProbeCount: Sendable {
     @Test func setOfCurrentValueWritesNothing() async throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let node = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored(name: "n", backing: .userDefaults(suite: "docpromise.eq", key: "n"), defaultValue: 0)
+            StoredNode(name: "n", backing: .userDefaults(suite: "docpromise.eq", key: "n"), defaultValue: 0)
         }
         node.wrappedValue = 5
         let file = temp.file("docpromise.eq.plist")
@@ -200,7 +200,7 @@ final class DocPromiseProbeCount: Sendable {
     @Test func nonEquatableStructIsADictionaryAndItsWriteIsNotEchoed() async throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let node = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored(name: "theme", backing: .userDefaults(suite: "docpromise.ne", key: "theme"),
+            StoredNode(name: "theme", backing: .userDefaults(suite: "docpromise.ne", key: "theme"),
                    defaultValue: DocPromiseTheme(name: "light", size: 12))
         }
         let suite = try #require(node.suite)
@@ -229,7 +229,7 @@ final class DocPromiseProbeCount: Sendable {
     @Test func nilRemovesTheKeyAndTheDefaultShowsAgain() async throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let node = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nil", key: "opt"), defaultValue: "fallback")
+            UserDefaultsStored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nil", key: "opt"), defaultValue: "fallback")
         }
         #expect(node.wrappedValue == "fallback")
         node.wrappedValue = "set"
@@ -240,7 +240,7 @@ final class DocPromiseProbeCount: Sendable {
         #expect(dict["opt"] == nil)
         // A node made afresh on the key shows the default again.
         let again = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nil", key: "opt"), defaultValue: "fallback")
+            UserDefaultsStored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nil", key: "opt"), defaultValue: "fallback")
         }
         #expect(again.wrappedValue == "fallback")
         // So does the node itself.
@@ -259,7 +259,7 @@ final class DocPromiseProbeCount: Sendable {
     @Test func nilInABatchRemovesTheKeyAtItsEnd() throws {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let node = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nilbatch", key: "opt"), defaultValue: "fallback")
+            UserDefaultsStored<String?>(name: "opt", backing: .userDefaults(suite: "docpromise.nilbatch", key: "opt"), defaultValue: "fallback")
         }
         let file = temp.file("docpromise.nilbatch.plist")
         node.wrappedValue = "set"
@@ -285,8 +285,8 @@ final class DocPromiseProbeCount: Sendable {
         let file = temp.file("docpromise.wrong.plist")
         try PlistValue.dictionary(["n": .string("not a number"), "ok": .int(3)]).serialized(as: .binary).write(to: file)
         let (n, ok) = GraphStorageLocation.$folder.withValue(temp.url) {
-            (Stored(name: "n", backing: .userDefaults(suite: "docpromise.wrong", key: "n"), defaultValue: 7),
-             Stored(name: "ok", backing: .userDefaults(suite: "docpromise.wrong", key: "ok"), defaultValue: 0))
+            (StoredNode(name: "n", backing: .userDefaults(suite: "docpromise.wrong", key: "n"), defaultValue: 7),
+             StoredNode(name: "ok", backing: .userDefaults(suite: "docpromise.wrong", key: "ok"), defaultValue: 0))
         }
         #expect(n.wrappedValue == 7)
         #expect(ok.wrappedValue == 3)
@@ -416,7 +416,7 @@ final class DocPromiseProbeCount: Sendable {
         let folder = temp.folder("prefs"), aside = temp.folder("aside")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let node = GraphStorageLocation.$folder.withValue(folder) {
-            Stored(name: "n", backing: .userDefaults(suite: "docpromise.err", key: "n"), defaultValue: 0)
+            StoredNode(name: "n", backing: .userDefaults(suite: "docpromise.err", key: "n"), defaultValue: 0)
         }
         node.wrappedValue = 1
         #expect(node.storageError == nil)
@@ -443,14 +443,14 @@ final class DocPromiseProbeCount: Sendable {
         let temp = try TemporaryFolder(prefix: "docpromise")
         let node = GraphStorageLocation.$folder.withValue(temp.url) {
             GraphStorageLocation.$standardSuiteName.withValue("docpromise-standard") {
-                Stored(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
+                StoredNode(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
             }
         }
         node.wrappedValue = "dark"   // outside the bindings
         #expect(DocPromiseFiles.dictionary(temp.file("docpromise-standard.plist"))?["theme"] == .string("dark"))
         let other = try TemporaryFolder(prefix: "docpromise")
         let unnamed = GraphStorageLocation.$folder.withValue(other.url) {
-            Stored(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
+            StoredNode(name: "theme", backing: .userDefaults(key: "theme"), defaultValue: "light")
         }
         unnamed.wrappedValue = "dark"
         #expect(try other.entries().contains(DefaultsSuite.programName + ".plist"))
@@ -479,7 +479,7 @@ final class DocPromiseProbeCount: Sendable {
         }
         #expect(peer.wrappedValue == "dark")
         let same = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored(name: "t", backing: .userDefaults(suite: "docpromise.app", key: "theme"), defaultValue: "light")
+            StoredNode(name: "t", backing: .userDefaults(suite: "docpromise.app", key: "theme"), defaultValue: "light")
         }
         #expect(same.wrappedValue == "dark")
         let dict = try #require(DocPromiseFiles.dictionary(temp.file("docpromise.app.plist")))
@@ -1285,7 +1285,7 @@ extension ComputedEnvironmentValues {
 
         let temp = try TemporaryFolder(prefix: "docpromise")
         let backed = GraphStorageLocation.$folder.withValue(temp.url) {
-            Stored(name: "list", backing: .userDefaults(suite: "docpromise.um", key: "list"), defaultValue: [1])
+            StoredNode(name: "list", backing: .userDefaults(suite: "docpromise.um", key: "list"), defaultValue: [1])
         }
         backed.wrappedValue = [1, 2]
         backed.unsafeModify { $0.append(3) }
@@ -1317,7 +1317,7 @@ extension ComputedEnvironmentValues {
         let view = Computed(s), viewOfView = Computed(rule)
         let constant = Computed(constant: 9)
         let mapped = s.map { _, v in v + 1 }, mappedComputed = rule.map { _, v in -v }
-        let memory = Stored(name: "m", backing: .memory, defaultValue: 4)
+        let memory = StoredNode(name: "m", backing: .memory, defaultValue: 4)
         let firstValues: [Int] = [rule.wrappedValue, view.wrappedValue, viewOfView.wrappedValue, constant.wrappedValue, mapped.wrappedValue,
                                   mappedComputed.wrappedValue, memory.wrappedValue]
         #expect(firstValues == [6, 2, 6, 9, 3, -6, 4])

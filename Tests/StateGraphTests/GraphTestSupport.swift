@@ -68,7 +68,7 @@ func writeAsAnotherProcess(_ value: PlistValue?, forKey key: String, suite: Stri
 func suiteSettled(_ suite: String = "settings", in folder: TemporaryFolder,
                   timeout: Duration = .seconds(60)) async throws -> Bool {
     let marker = GraphStorageLocation.$folder.withValue(folder.url) {
-        Stored(name: "marker", backing: .userDefaults(suite: suite, key: "test.marker"), defaultValue: 0)
+        StoredNode(name: "marker", backing: .userDefaults(suite: suite, key: "test.marker"), defaultValue: 0)
     }
     let next = marker.wrappedValue + 1
     try writeAsAnotherProcess(.int(next), forKey: "test.marker", suite: suite, in: folder)

@@ -34,7 +34,7 @@ struct NodeInfoTests {
     @Test("a suite-backed property can name its node: userDefaults(suite:key:name:)")
     func backingNamesNode() throws {
         try withSuiteFolder { _ in
-            let node = Stored(name: "property", backing: .userDefaults(suite: "info", key: "k", name: "custom"), defaultValue: 5)
+            let node = StoredNode(name: "property", backing: .userDefaults(suite: "info", key: "k", name: "custom"), defaultValue: 5)
             #expect(node.info.name == "custom" && node.name == "custom")
             #expect(node.wrappedValue == 5)
         }

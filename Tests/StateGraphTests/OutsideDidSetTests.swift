@@ -31,7 +31,7 @@ import TestSupport
         let folder = try TemporaryFolder(prefix: "graph-outside-process")
         let (count, plain) = GraphStorageLocation.$folder.withValue(folder.url) {
             (GraphUserDefault(wrappedValue: 0, GraphProbeSuite.countKey, suiteName: GraphProbeSuite.name),
-             Stored(name: "plain", backing: .userDefaults(suite: GraphProbeSuite.name, key: GraphProbeSuite.countKey), defaultValue: 0))
+             StoredNode(name: "plain", backing: .userDefaults(suite: GraphProbeSuite.name, key: GraphProbeSuite.countKey), defaultValue: 0))
         }
         let calls = Recorded<String>()
         count.onDidSet { old, new in calls.append("\(old)->\(new)") }

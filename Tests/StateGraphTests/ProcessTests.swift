@@ -22,9 +22,9 @@ struct ProcessTests {
     }
 
     /// A node of the probe's suite in `folder`, made here as a model of this process would make it.
-    func node<Value: Codable & Equatable>(_ key: String, in folder: URL, default value: Value) -> Stored<Value> {
+    func node<Value: Codable & Equatable>(_ key: String, in folder: URL, default value: Value) -> StoredNode<Value, UserDefaultsStorage<Value>> {
         GraphStorageLocation.$folder.withValue(folder) {
-            Stored(name: key, backing: .userDefaults(suite: GraphProbeSuite.name, key: key), defaultValue: value)
+            StoredNode(name: key, backing: .userDefaults(suite: GraphProbeSuite.name, key: key), defaultValue: value)
         }
     }
 

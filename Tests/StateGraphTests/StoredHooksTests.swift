@@ -87,7 +87,7 @@ struct StoredHooksTests {
     func unsafeModifyWritesTheSuite() throws {
         let folder = try TemporaryFolder(prefix: "state-graph")
         let node = GraphStorageLocation.$folder.withValue(folder.url) {
-            Stored(name: "tags", backing: .userDefaults(suite: "quiet", key: "tags"), defaultValue: ["a"])
+            StoredNode(name: "tags", backing: .userDefaults(suite: "quiet", key: "tags"), defaultValue: ["a"])
         }
         let fired = Counter()
         withGraphObservationTracking { _ = node.wrappedValue } onChange: { fired.bump() }

@@ -160,8 +160,8 @@ struct UserDefaultsSpellingTests {
     func wideBatchesSeenWhole() async throws {
         try await withSuiteFolder { _ in
             let keys = (0..<8).map { "wide\($0)" }
-            let writer = keys.map { Stored(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
-            let reader = keys.map { Stored(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
+            let writer = keys.map { StoredNode(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
+            let reader = keys.map { StoredNode(name: $0, backing: .userDefaults(key: $0), defaultValue: 0) }
             let seen = Recorded<[Int]>()
             let subscription = GraphSubscription({ reader.map(\.wrappedValue) }, onChange: { seen.append($0) })
             let rounds = 200

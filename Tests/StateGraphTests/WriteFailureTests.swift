@@ -21,8 +21,8 @@ struct WriteFailureTests {
         let folder = temp.folder("suites")
         try Data().write(to: folder)   // a file, not a folder: every write of the suite fails
         let (count, size) = GraphStorageLocation.$folder.withValue(folder) {
-            (Stored(name: "count", backing: .userDefaults(suite: "retry", key: "count"), defaultValue: 0),
-             Stored(name: "size", backing: .userDefaults(suite: "retry", key: "size"), defaultValue: Size(width: 0)))
+            (StoredNode(name: "count", backing: .userDefaults(suite: "retry", key: "count"), defaultValue: 0),
+             StoredNode(name: "size", backing: .userDefaults(suite: "retry", key: "size"), defaultValue: Size(width: 0)))
         }
         count.wrappedValue = 5
         size.wrappedValue = Size(width: 7)

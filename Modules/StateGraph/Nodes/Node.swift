@@ -41,7 +41,7 @@ extension Node {
     }
 }
 
-extension Stored: Node {
+extension StoredNode: Node {
     public var info: NodeInfo { NodeInfo(name: name, sourceLocation: core.location) }
 }
 

@@ -86,7 +86,7 @@ extension GraphSubscription: GraphObserver {
     }
 }
 
-extension Stored where Value: Sendable {
+extension StoredNode where Value: Sendable {
     /// The value now, then each new value, as an async sequence that lasts until the consumer stops.
     ///
     /// Values set in quick succession may be coalesced to the newest (the buffer keeps the last 64).

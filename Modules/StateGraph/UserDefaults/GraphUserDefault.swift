@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A property kept in a defaults suite and tracked as a graph node (swift-state-graph 0.26's
-/// spelling): a property wrapper over a suite-backed ``Stored`` node.
+/// spelling): a property wrapper over a ``UserDefaultsStored`` node.
 ///
 /// ```swift
 /// final class Settings {
@@ -27,7 +27,7 @@ import Synchronization
 @propertyWrapper
 public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// The node that holds the value.
-    public let node: Stored<Value>
+    public let node: UserDefaultsStored<Value>
     /// Guards `delivery`.
     private let deliveryLock = Mutex<Void>(())
     /// Held by a set through the wrapper until its `onDidSet` call returned, and while another writer's
@@ -39,7 +39,7 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// A property kept under `key` of the standard suite, `wrappedValue` while the suite has none.
     public init(wrappedValue: Value, _ key: String,
                 file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        node = Stored(name: key, backing: .userDefaults(key: key), defaultValue: wrappedValue, isEqual: { $0 == $1 },
+        node = UserDefaultsStored(name: key, backing: .userDefaults(key: key), defaultValue: wrappedValue, isEqual: { $0 == $1 },
                       location: SourceLocation(file: file, line: line, column: column))
         delivery = DidSetDelivery(last: node.currentValue)
     }
@@ -47,7 +47,7 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// A property kept under `key` of the suite `suiteName`.
     public init(wrappedValue: Value, _ key: String, suiteName: String,
                 file: StaticString = #fileID, line: UInt = #line, column: UInt = #column) {
-        node = Stored(name: key, backing: .userDefaults(suite: suiteName, key: key), defaultValue: wrappedValue,
+        node = UserDefaultsStored(name: key, backing: .userDefaults(suite: suiteName, key: key), defaultValue: wrappedValue,
                       isEqual: { $0 == $1 }, location: SourceLocation(file: file, line: line, column: column))
         delivery = DidSetDelivery(last: node.currentValue)
     }
@@ -77,7 +77,7 @@ public final class GraphUserDefault<Value: UserDefaultsStorable>: Sendable {
     /// settings.$theme.onDidSet { old, new in print("theme: \(old) -> \(new)") }
     /// ```
     ///
-    /// ``Stored/onDidSet(_:)`` on ``node`` sees this process's sets only (0.25's `Stored`).
+    /// ``StoredNode/onDidSet(_:)`` on ``node`` sees this process's sets only (0.25's `Stored`).
     public func onDidSet(_ handler: @escaping (_ oldValue: Value, _ newValue: Value) -> Void) {
         let current = node.currentValue
         deliveryLock.withLock { _ in

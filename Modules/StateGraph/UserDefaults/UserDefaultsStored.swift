@@ -1,13 +1,13 @@
-/// swift-state-graph's name for a stored node kept in a defaults suite: here, a ``Stored`` node
-/// made with a suite backing.
+/// A stored node kept under a key of a defaults suite (swift-state-graph 0.25's `UserDefaultsStored`):
+/// a ``StoredNode`` whose storage is a ``UserDefaultsStorage``.
 ///
 /// ```swift
 /// let theme = UserDefaultsStored(key: "theme", defaultValue: "light")
 /// let fontSize = UserDefaultsStored(suite: "com.example.reader", key: "fontSize", defaultValue: 14.0)
 /// ```
-public typealias UserDefaultsStored<Value: UserDefaultsStorable> = Stored<Value>
+public typealias UserDefaultsStored<Value: UserDefaultsStorable> = StoredNode<Value, UserDefaultsStorage<Value>>
 
-extension Stored where Value: UserDefaultsStorable {
+extension StoredNode where S == UserDefaultsStorage<Value>, Value: UserDefaultsStorable {
     /// A node kept under `key` of the standard suite (`GraphStorageLocation`), `defaultValue` while
     /// the suite has none (swift-state-graph's `UserDefaultsStored(key:defaultValue:)`).
     ///
