@@ -66,6 +66,15 @@ package final class InMemoryReplicationServer: ReplicationServer {
         state.withLock { $0.purgeHorizon }
     }
 
+    package func purged(among identifiers: [String]) -> Set<String> {
+        let wanted = Set(identifiers)
+        return state.withLock { state in Set(state.purges.map(\.identifier).filter(wanted.contains)) }
+    }
+
+    package func revisions(of identifiers: [String]) -> Set<String> {
+        state.withLock { state in Set(state.nodes(of: identifiers).map { $0.document + "\u{0}" + $0.revision }) }
+    }
+
     package func feedPage(after position: Int64, limit: Int, kinds: Set<String>?) -> FeedPage {
         state.withLock { state in state.feedPage(after: position, limit: limit, kinds: kinds) }
     }

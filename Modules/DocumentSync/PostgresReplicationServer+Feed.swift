@@ -7,6 +7,21 @@ extension PostgresReplicationServer {
         Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
     }
 
+    func purged(among identifiers: [String]) async throws -> Set<String> {
+        guard purgeRecords, !identifiers.isEmpty else { return [] }
+        return Set(try await session.rows("""
+            SELECT DISTINCT id FROM \(unescaped: schema).purges WHERE id = ANY(\(identifiers)::text[])
+            """, as: String.self))
+    }
+
+    func revisions(of identifiers: [String]) async throws -> Set<String> {
+        guard !identifiers.isEmpty else { return [] }
+        let rows = try await session.rows("""
+            SELECT document, revision FROM \(unescaped: schema).revisions WHERE document = ANY(\(identifiers)::text[])
+            """, as: (String, String).self)
+        return Set(rows.map { $0.0 + "\u{0}" + $0.1 })
+    }
+
     /// Both parts are read in one snapshot (a read-only repeatable-read transaction): a purge committed
     /// between two separate reads could otherwise move the checkpoint past a document committed just
     /// before it. A schema without `purges` has no records to read.

@@ -22,22 +22,28 @@ extension Replication {
             let pageIsFull = Set(rows.map(\.sequence)).count >= configuration.batchSize
             let last = max(rows.last?.sequence ?? 0, purges.last?.sequence ?? 0)
             guard last > position else { break }
-            // Purge records first: a document made again after its purge comes later in the feed.
-            if !purges.isEmpty { report.purgedLocally += try await purgeSettled(purges.map(\.identifier)) }
+            // Settled before the push checkpoint: pushed, or from the server (read before the transaction);
+            // and what the server holds now of the purged documents (made again since, or not).
+            let settled = purges.isEmpty ? 0 : try await resume(.push).position
+            let current = purges.isEmpty ? [] : try await server.revisions(of: purges.map(\.identifier))
             if full { for row in rows { onServer.insert(row.identifier) } }
             let known = try persistence.knownRevisions(rows.map { ($0.identifier, $0.revision) })
+            // A purged document's copy may be removed before the page's revisions go in: send them all.
+            let purgedHere = Set(purges.map(\.identifier))
             var revisions: [ForeignRevision] = []
             var conflicted = Set<String>()
             var leavesByDocument: [String: Int] = [:]
             for row in rows {
                 leavesByDocument[row.identifier, default: 0] += row.deleted ? 0 : 1
                 if leavesByDocument[row.identifier]! > 1 { conflicted.insert(row.identifier) }
-                guard !known.contains(row.identifier + "\u{0}" + row.revision) else { continue }
+                guard !known.contains(row.identifier + "\u{0}" + row.revision) || purgedHere.contains(row.identifier) else { continue }
                 revisions.append(try row.verified())
             }
             let next = history.adding(last)
-            let (inserted, pushed) = try apply(revisions, pull: next)
+            let (inserted, purged, pushed) = try apply(revisions, purging: purges.map(\.identifier), settledUpTo: settled,
+                                                       serverHolds: current, pull: next)
             report.pulledRevisions += inserted
+            report.purgedLocally += purged
             try await server.setCheckpoint(next, .pull, of: identity, waitForDisk: false)
             if let pushed { try await server.setCheckpoint(pushed, .push, of: identity, waitForDisk: true) }
             if let resolver = configuration.conflictResolver {
@@ -50,30 +56,33 @@ extension Replication {
         if full { report.purgedLocally += try await purgeAbsent(onServer) }
     }
 
-    /// Removes the local copies of documents the server purged, unless this replica has something of
-    /// them the server lacks: a live leaf (the server purges only documents without one, so it is this
-    /// replica's own, not pushed yet or pushed after the purge) or a change after the push checkpoint.
-    /// Those stay, and go up with the next push.
-    private func purgeSettled(_ identifiers: [String]) async throws -> Int {
-        let pushed = try await resume(.push).position
-        return try persistence.purgeDeleted(identifiers, unchangedAfter: pushed)
-    }
-
-    /// Inserts a batch and the pull checkpoint in one local transaction. When every earlier local change
-    /// was already pushed, the push checkpoint moves past the batch's feed entries too (in the same
-    /// transaction), so revisions that came from the server are not offered back to it; the returned
-    /// push history is then written to the server's copy.
-    private func apply(_ revisions: [ForeignRevision], pull next: CheckpointHistory) throws -> (Int, CheckpointHistory?) {
+    /// Applies a page in one local transaction: removes the local copies of the documents the page's
+    /// purge records name, inserts the page's revisions, and sets the pull checkpoint; returns how many
+    /// revisions it inserted and documents it removed, and the push history to copy to the server.
+    ///
+    /// A purged document's local copy is removed when nothing of it changed after `settled` (the push
+    /// checkpoint), so everything the replica has of it was on the server, and none of its live leaves
+    /// is in the server's tree now (`serverHolds`): a live leaf this replica pulled before another
+    /// replica's deletion reached it is stale, and would otherwise stay beside the document's next
+    /// incarnation for good. A copy changed after the checkpoint stays and goes up with the next push; so
+    /// does one whose live leaf the server holds again (this replica pushed it after the purge).
+    ///
+    /// When every earlier local change was already pushed, the push checkpoint moves past the page's
+    /// feed entries too (in the same transaction), so revisions that came from the server are not
+    /// offered back to it; the returned push history is then written to the server's copy.
+    private func apply(_ revisions: [ForeignRevision], purging purged: [String], settledUpTo settled: Int64,
+                       serverHolds: Set<String>, pull next: CheckpointHistory) throws -> (inserted: Int, purged: Int, pushed: CheckpointHistory?) {
         let pushHistory = CheckpointHistory(try persistence.checkpoint(pushName))
         return try persistence.transaction { store in
             let before = try store.lastSequence()
+            let removed = try store.purgeSettled(purged, unchangedAfter: settled, keepingLiveLeavesIn: serverHolds).count
             var inserted = 0
             for revision in revisions where try store.insertForeign(revision) { inserted += 1 }
             try store.setCheckpoint(next.description, for: pullName)
-            guard inserted > 0, pushHistory.entries.first?.position == before else { return (inserted, nil) }
+            guard inserted > 0, pushHistory.entries.first?.position == before else { return (inserted, removed, nil) }
             let pushed = pushHistory.adding(try store.lastSequence())
             try store.setCheckpoint(pushed.description, for: pushName)
-            return (inserted, pushed)
+            return (inserted, removed, pushed)
         }
     }
 

@@ -34,11 +34,21 @@ struct Replication {
 
     /// Sends the local changes after the push checkpoint, one server transaction per batch; the server's
     /// copy of the checkpoint commits with the batch, the local copy right after.
+    ///
+    /// When the server lost its copy of the checkpoint (restored from an older backup), the push starts
+    /// lower than the local copy says, and sends again what the server had acknowledged, so that it
+    /// gets back what it lost. Except the documents it deleted and purged since: those the local copy
+    /// covers (nothing changed since), that have a purge record on the server and none of whose live
+    /// leaves the server holds are removed here instead of sent, as their pull would remove them.
     func push(_ report: inout DocumentSync.Report) async throws {
         var (position, history) = try await resume(.push)
+        let acknowledged = CheckpointHistory(try persistence.checkpoint(pushName)).entries.first?.position ?? 0
         while true {
             try Task.checkCancellation()
-            let page = try persistence.outgoing(since: position, limit: configuration.batchSize, kinds: configuration.kinds)
+            var page = try persistence.outgoing(since: position, limit: configuration.batchSize, kinds: configuration.kinds)
+            if position < acknowledged, !page.documents.isEmpty {
+                page = try await withoutPurged(page, acknowledgedUpTo: acknowledged, &report)
+            }
             guard page.lastSequence > position else {
                 // A first checkpoint even with nothing to send, so a pull can move it past what it inserts.
                 if history.entries.isEmpty {
@@ -58,5 +68,19 @@ struct Replication {
             history = next
             if !page.hasMore { return }
         }
+    }
+
+    /// `page` without the documents the server purged that this replica has nothing new of, which it
+    /// removes locally (see ``push(_:)``).
+    private func withoutPurged(_ page: OutgoingPage, acknowledgedUpTo acknowledged: Int64,
+                               _ report: inout DocumentSync.Report) async throws -> OutgoingPage {
+        let purged = try await server.purged(among: page.documents.map(\.identifier))
+        guard !purged.isEmpty else { return page }
+        let candidates = purged.sorted()
+        let holds = try await server.revisions(of: candidates)
+        let removed = Set(try persistence.purgeSettled(candidates, unchangedAfter: acknowledged, keepingLiveLeavesIn: holds))
+        report.purgedLocally += removed.count
+        return OutgoingPage(documents: page.documents.filter { !removed.contains($0.identifier) },
+                            lastSequence: page.lastSequence, hasMore: page.hasMore)
     }
 }

@@ -56,6 +56,14 @@ package protocol ReplicationServer: Sendable {
     /// The last feed position whose tombstones were purged: a pull checkpoint below it must start over.
     func purgeHorizon() async throws -> Int64
 
+    /// The revisions the server's trees of `identifiers` hold now, each as its document's identifier,
+    /// a zero character and the revision: what a pull checks a purged document's live leaves against.
+    func revisions(of identifiers: [String]) async throws -> Set<String>
+
+    /// Which of `identifiers` have a purge record: what a push checks when the server lost its copy of
+    /// the push checkpoint, so it does not bring back a document the server deleted and purged.
+    func purged(among identifiers: [String]) async throws -> Set<String>
+
     /// The leaves of the next `limit` documents of the feed after `position` (of the given kinds, or
     /// every kind for `nil`), with the purge records up to the last of them (or every later one when
     /// the page is not full), read as of one moment.

@@ -31,4 +31,10 @@ package struct OutgoingPage: Sendable {
     package let lastSequence: Int64
     /// Whether the feed has more changes after ``lastSequence``.
     package let hasMore: Bool
+
+    package init(documents: [OutgoingDocument], lastSequence: Int64, hasMore: Bool) {
+        self.documents = documents
+        self.lastSequence = lastSequence
+        self.hasMore = hasMore
+    }
 }

@@ -70,20 +70,27 @@ extension Persistence {
         }
     }
 
-    /// Purges, of `identifiers`, the documents whose winner is a deletion (no live leaf) and whose last
-    /// feed entry is at or before `position` (nothing changed since the push checkpoint); returns how
-    /// many. What a replica does with the server's purge records.
-    package func purgeDeleted(_ identifiers: [String], unchangedAfter position: Int64) throws -> Int {
-        guard !identifiers.isEmpty else { return 0 }
+    /// Purges, of `identifiers`, the documents whose last feed entry is at or before `position`
+    /// (nothing changed since the push checkpoint) and that have no live leaf in `serverHolds`
+    /// (identifier, a zero character, revision); returns their identifiers. What a replica does with the
+    /// server's purge records: everything it has of such a document was on the server, which removed
+    /// it; a live leaf the server holds again stays.
+    package func purgeSettled(_ identifiers: [String], unchangedAfter position: Int64,
+                              keepingLiveLeavesIn serverHolds: Set<String>) throws -> [String] {
+        guard !identifiers.isEmpty else { return [] }
         return try transaction { persistence in
             let context = persistence.currentContext()!
             let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
             let settled = try String.fetchAll(context.db, sql: """
-                SELECT d.id FROM documents AS d WHERE d.id IN (SELECT value FROM json_each(?)) AND d.deleted = 1
+                SELECT d.id FROM documents AS d WHERE d.id IN (SELECT value FROM json_each(?))
                 AND coalesce((SELECT max(c.sequence) FROM changes AS c WHERE c.document = d.number), 0) <= ?
                 """, arguments: [list, position])
-            try Self.remove(settled, in: context)
-            return settled.count
+            let tree = RevisionTree(db: context.db)
+            let gone = try settled.filter { identifier in
+                try !tree.branches(identifier: identifier).contains { !$0.deleted && serverHolds.contains(identifier + "\u{0}" + $0.revision) }
+            }
+            try Self.remove(gone, in: context)
+            return gone
         }
     }
 
