@@ -34,8 +34,10 @@ extension StoredNode {
 
     /// Creates a node kept in `storage` whose sets count as a change only when `shouldNotify`, given
     /// the value before and the value set, returns `true` (swift-state-graph 0.25's
-    /// `_Stored(storage:shouldNotify:)`). A set that does not count changes nothing: no dependent is
-    /// marked stale and nobody is notified (the storage is still given the value).
+    /// `_Stored(storage:shouldNotify:)`). A set that does not count changes nothing: the node keeps
+    /// its value, no dependent is marked stale, nobody is notified and the storage is not given the
+    /// value. (0.25 keeps the value set, without telling anyone: here the node's value and what its
+    /// dependents computed from it never disagree.)
     ///
     /// - Parameters:
     ///   - name: A name for descriptions.

@@ -25,7 +25,7 @@ import Synchronization
 /// `func reset<S>(_ node: StoredNode<Int, S>) { node.wrappedValue = 0 }`.
 ///
 /// Setting an `Equatable` value equal to the current one changes nothing: no dependent is marked
-/// stale, nobody is notified and nothing is written. Non-`Equatable` values always count as changed
+/// stale, nobody is notified and nothing is written (to a suite, or to a storage of your own). Non-`Equatable` values always count as changed
 /// in memory; in a suite, a value whose encoding is what the suite holds (dictionary keys in any
 /// order) changes nothing either.
 ///

@@ -14,12 +14,17 @@
 /// let count = StoredNode(name: "count", storage: CountingStorage(value: 0))
 /// ```
 ///
-/// How a node uses a storage of your own: it reads `value` once when it is made (after
-/// `loaded(context:)`), sets `value` on every set of the node (before the change spreads, under a
-/// lock of the node's, so the storage sees sets in the order the node does), and reads it again each
+/// How a node uses a storage of your own: it calls `loaded(context:)`, then reads `value` once; sets
+/// `value` on every set that changes the node (before the change spreads, under a lock of the
+/// node's, so the storage sees sets in the order the node does; a set that changes nothing, an equal
+/// value or one `shouldNotify` refuses, does not reach the storage either); and reads it again each
 /// time the storage calls ``StorageContext/notifyStorageUpdated()``, which is how a change made
 /// elsewhere reaches the node and its dependents. Between those, reads of the node do not ask the
 /// storage. `unloaded()` is called when the node is released.
+///
+/// The storage may call `notifyStorageUpdated()` from any thread, from inside `loaded(context:)` and
+/// from inside its own `value` setter (to report that it adjusted the value it was given): the node
+/// reads the value once that call, or the set, is done.
 public protocol Storage<Value>: Sendable {
     /// The type of the value kept.
     associatedtype Value

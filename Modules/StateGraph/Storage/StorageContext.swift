@@ -8,8 +8,11 @@ public struct StorageContext: Sendable {
     }
 
     /// Tells the node that the storage's value changed: it reads `value` again and, if the value
-    /// differs from what it holds, spreads the change to its dependents and observers. Call it from
-    /// any thread, and not while holding a lock that the storage's `value` takes.
+    /// differs from what it holds (a value that is not `Equatable` always differs), spreads the change
+    /// to its dependents and observers; `onDidSet` is not called. Call it from any thread (it waits
+    /// for a set of the node under way on another thread), from inside `loaded(context:)` or from
+    /// inside the storage's `value` setter, but not while holding a lock that the storage's `value`
+    /// getter takes.
     public func notifyStorageUpdated() {
         onStorageUpdated()
     }
