@@ -214,6 +214,32 @@ public final class DocumentSync: Sendable {
         return ServerSchema.script(schema: schema)
     }
 
+    /// The SQL that lets a new login role, `user`, replicate through `schema`: for a DBA to review and
+    /// run after ``schemaScript(schema:)``, as the schema's owner or a superuser.
+    ///
+    /// ```swift
+    /// print(try DocumentSync.userScript(user: "alice", schema: "shapes_sync"))   // pipe it to psql
+    /// ```
+    ///
+    /// It makes the group role `<schema>_replica` once (granted what a replicator uses) and `user` as
+    /// a login role in it, without a password. Each device or person gets a role of its own: give it a
+    /// password with psql's `\password alice` (psql sends a SCRAM-SHA-256 verifier, never the password)
+    /// and hand it over as `PGPASSWORD` or a `.pgpass` line, or let it in by client certificate
+    /// (``PostgresAddress/clientCertificatePath``; see <doc:UsersAndConnections>). Replicators of such
+    /// roles run with ``Configuration/createSchema`` off.
+    ///
+    /// - Parameters:
+    ///   - user: The login role to create; a plain identifier (lowercase letters, digits, `_`).
+    ///   - schema: The replication schema; the same name as ``Configuration/schema``.
+    /// - Returns: The script; the role creation is in one transaction (`BEGIN` to `COMMIT`).
+    /// - Throws: ``DocumentSyncError/invalidSchemaName(_:)`` or ``DocumentSyncError/invalidRoleName(_:)``
+    ///   when `schema` or `user` is not a plain identifier.
+    public static func userScript(user: String, schema: String = "document_sync") throws(DocumentSyncError) -> String {
+        guard ServerSchema.isValidName(schema) else { throw .invalidSchemaName(schema) }
+        guard ServerSchema.isValidName(user) else { throw .invalidRoleName(user) }
+        return ServerSchema.userScript(user: user, schema: schema)
+    }
+
     /// Synchronizes once: pushes every local change, pulls every server change, resolves conflicts.
     ///
     /// ```swift

@@ -20,6 +20,9 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
     case invalidAddress(String)
     /// The schema name is not a plain identifier (letters, digits, `_`, not starting with a digit).
     case invalidSchemaName(String)
+    /// The role name given to ``DocumentSync/userScript(user:schema:)`` is not a plain identifier
+    /// (lowercase letters, digits, `_`, not starting with a digit).
+    case invalidRoleName(String)
     /// The server could not be reached, or the connection broke (it is down, restarting or unreachable).
     case serverUnavailable(address: String, cause: String)
     /// The server refused the user name or password.
@@ -56,6 +59,7 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .invalidAddress(let why): "invalid PostgreSQL address: \(why)"
         case .invalidSchemaName(let name): "\"\(name)\" is not a valid schema name (letters, digits and _ only)"
+        case .invalidRoleName(let name): "\"\(name)\" is not a valid role name (lowercase letters, digits and _ only)"
         case .serverUnavailable(let address, let cause): "PostgreSQL at \(address) is unavailable: \(cause)"
         case .authenticationFailed(let address, let user, let cause):
             "PostgreSQL at \(address) refused user \(user): \(cause) (the password comes from the API, PGPASSWORD or ~/.pgpass)"

@@ -14,20 +14,29 @@ import Foundation
 public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     /// How the connection uses TLS.
     ///
-    /// libpq's `sslmode` values map onto these three: `allow` reads as ``disable``, `verify-ca` and
-    /// `verify-full` as ``require``:
+    /// libpq's `sslmode` values map onto these (`allow` reads as ``disable``). Every mode that uses TLS
+    /// verifies the server's certificate, against ``rootCertificatePath`` when given (libpq's
+    /// `sslrootcert`), else the system's roots; ``require`` verifies it as fully as ``verifyFull``,
+    /// which is stricter than libpq's `require` (which encrypts without checking who answers):
     ///
     /// ```swift
-    /// var address = PostgresAddress(host: "db.example.com", user: "app")
-    /// address.tls = .require
+    /// var address = PostgresAddress(host: "db.example.com", user: "alice")
+    /// address.tls = .verifyFull
+    /// address.rootCertificatePath = "/etc/myapp/db-root.crt"
     /// ```
     public enum TLSMode: String, Sendable, Equatable {
         /// Never (loopback and trusted networks).
         case disable
-        /// When the server offers it.
+        /// When the server offers it (then verified as ``verifyFull``).
         case prefer
-        /// Always; the connection fails without it (the certificate is verified against the system roots).
+        /// Always; the connection fails without it. The certificate is verified as ``verifyFull``.
         case require
+        /// Always, the certificate chain verified up to a trusted root, the host name not checked
+        /// (libpq's `verify-ca`): for a server reached by an address its certificate does not name.
+        case verifyCA = "verify-ca"
+        /// Always, the certificate chain verified and the host (name or IP address) checked against
+        /// the certificate's (libpq's `verify-full`).
+        case verifyFull = "verify-full"
     }
 
     /// The server's host name or IP address.
@@ -42,6 +51,14 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// Whether the connection uses TLS (``TLSMode/disable`` by default: loopback).
     public var tls: TLSMode
+    /// A PEM file of the certificate authorities to trust for the server's certificate instead of the
+    /// system's (libpq's `sslrootcert`): a private CA's root.
+    public var rootCertificatePath: String?
+    /// A PEM file of this client's certificate (libpq's `sslcert`), for a server that authenticates
+    /// replicas by certificate (`cert` in `pg_hba.conf`): its common name is the role logged in as.
+    public var clientCertificatePath: String?
+    /// The PEM file of the private key of ``clientCertificatePath`` (libpq's `sslkey`).
+    public var clientKeyPath: String?
 
     /// An address from its parts, with libpq's defaults for the ones left out.
     ///
@@ -52,21 +69,29 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     ///   - database: The database that holds the replication schema.
     ///   - password: The password, or `nil` to look it up as ``resolvedPassword(environment:)`` does.
     ///   - tls: Whether the connection uses TLS.
+    ///   - rootCertificatePath: The certificate authorities to trust instead of the system's.
+    ///   - clientCertificatePath: This client's certificate, for certificate authentication.
+    ///   - clientKeyPath: That certificate's private key.
     public init(host: String = "127.0.0.1", port: Int = 5432, user: String, database: String = "postgres",
-                password: String? = nil, tls: TLSMode = .disable) {
+                password: String? = nil, tls: TLSMode = .disable, rootCertificatePath: String? = nil,
+                clientCertificatePath: String? = nil, clientKeyPath: String? = nil) {
         self.host = host
         self.port = port
         self.user = user
         self.database = database
         self.password = password
         self.tls = tls
+        self.rootCertificatePath = rootCertificatePath
+        self.clientCertificatePath = clientCertificatePath
+        self.clientKeyPath = clientKeyPath
     }
 
-    /// Parses `postgres://user[:password]@host[:port][/database][?sslmode=disable|prefer|require]`
+    /// Parses `postgres://user[:password]@host[:port][/database][?sslmode=…&sslrootcert=…&sslcert=…&sslkey=…]`
     /// (also `postgresql://`). The user defaults to `$PGUSER`, then `$USER`.
     ///
     /// The database defaults to the user's name, the port to 5432, TLS to ``TLSMode/disable``.
-    /// `sslmode` also accepts libpq's `allow`, `verify-ca` and `verify-full` (see ``TLSMode``).
+    /// `sslmode` takes libpq's `disable`, `allow`, `prefer`, `require`, `verify-ca` and `verify-full`
+    /// (see ``TLSMode``); `sslrootcert`, `sslcert` and `sslkey` are paths of PEM files, as in libpq.
     ///
     /// ```swift
     /// let address = try PostgresAddress(url: "postgres://app@127.0.0.1/shapes")
@@ -87,17 +112,25 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         let user = components.user ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
         var tls = TLSMode.disable
+        var files: [String: String] = [:]
         for item in components.queryItems ?? [] {
             switch (item.name, item.value ?? "") {
             case ("sslmode", "disable"), ("sslmode", "allow"): tls = .disable
             case ("sslmode", "prefer"): tls = .prefer
-            case ("sslmode", "require"), ("sslmode", "verify-ca"), ("sslmode", "verify-full"): tls = .require
-            case ("sslmode", let other): throw .invalidAddress("sslmode \(other) is not one of disable, prefer, require")
+            case ("sslmode", "require"): tls = .require
+            case ("sslmode", "verify-ca"): tls = .verifyCA
+            case ("sslmode", "verify-full"): tls = .verifyFull
+            case ("sslmode", let other):
+                throw .invalidAddress("sslmode \(other) is not one of disable, allow, prefer, require, verify-ca, verify-full")
+            case ("sslrootcert", let path), ("sslcert", let path), ("sslkey", let path):
+                guard !path.isEmpty else { throw .invalidAddress("\(item.name) in \(Self.redacted(text)) names no file") }
+                files[item.name] = path
             default: throw .invalidAddress("unknown parameter \(item.name) in \(Self.redacted(text))")
             }
         }
         self.init(host: host, port: components.port ?? 5432, user: user, database: path.isEmpty ? user : path,
-                  password: components.password, tls: tls)
+                  password: components.password, tls: tls, rootCertificatePath: files["sslrootcert"],
+                  clientCertificatePath: files["sslcert"], clientKeyPath: files["sslkey"])
     }
 
     /// The address without the password: safe to print and log.

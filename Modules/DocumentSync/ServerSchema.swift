@@ -127,6 +127,40 @@ enum ServerSchema {
     }
 
     /// The script a DBA can run instead of letting the library create the schema.
+    /// The group role whose members may replicate through schema `name`: `<schema>_replica`.
+    static func replicaRole(schema name: String) -> String { name + "_replica" }
+
+    /// The SQL a DBA runs (as the schema's owner or a superuser, after ``script(schema:)``) to let the
+    /// login role `user` replicate through schema `name`: the group role (made once, granted what a
+    /// replicator uses), and the login role as its member, with no password: the DBA gives it one
+    /// with psql's `\password` (which sends only a SCRAM verifier) or lets it in by certificate.
+    static func userScript(user: String, schema name: String) -> String {
+        let s = "\"\(name)\"", group = "\"\(replicaRole(schema: name))\"", role = "\"\(user)\""
+        let groupName = replicaRole(schema: name)
+        return """
+            -- DocumentSync: login role \(user), replicating through schema \(name).
+            -- Run as the schema's owner or a superuser, after the schema script (shapes sync --print-schema).
+            BEGIN;
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(groupName)') THEN
+                    CREATE ROLE \(group) NOLOGIN;
+                END IF;
+            END $$;
+            -- What a replicator reads and writes today: every row of the schema (see "Users and connections").
+            GRANT USAGE ON SCHEMA \(s) TO \(group);
+            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(s) TO \(group);
+            GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO \(group);
+            CREATE ROLE \(role) LOGIN IN ROLE \(group);
+            COMMIT;
+            -- Then give it a password (psql sends only a SCRAM-SHA-256 verifier, never the password):
+            --   \\password \(user)
+            -- or let it in by client certificate instead: a pg_hba.conf line such as
+            --   hostssl all \(user) 0.0.0.0/0 cert
+            -- and a certificate whose common name is \(user), signed by the CA in ssl_ca_file.
+
+            """
+    }
+
     static func script(schema name: String) -> String {
         "-- DocumentSync schema version \(version), in schema \(name); run in a database with UTF8 encoding.\nBEGIN;\n"
             + statements(schema: name).map { $0 + ";\n" }.joined() + "COMMIT;\n"

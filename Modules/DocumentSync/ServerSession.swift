@@ -22,6 +22,19 @@ final class ServerSession: Sendable {
         self.statementTimeout = statementTimeout
     }
 
+    /// The TLS settings of `address`: its trusted roots (the system's by default), its client
+    /// certificate and key, and how much of the server's certificate to verify.
+    private static func tlsContext(_ address: PostgresAddress, verification: CertificateVerification) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = verification
+        if let root = address.rootCertificatePath { configuration.trustRoots = .file(root) }
+        if let certificate = address.clientCertificatePath {
+            configuration.certificateChain = try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }
+        }
+        if let key = address.clientKeyPath { configuration.privateKey = .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)) }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
     /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`. The
     /// connection shows as `applicationName` in `pg_stat_activity` (`document_sync` by default).
     static func open(_ address: PostgresAddress, connectTimeout: Duration, statementTimeout: Duration = .seconds(60),
@@ -30,8 +43,9 @@ final class ServerSession: Sendable {
             let tls: PostgresConnection.Configuration.TLS
             switch address.tls {
             case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: tls = .prefer(try tlsContext(address, verification: .fullVerification))
+            case .require, .verifyFull: tls = .require(try tlsContext(address, verification: .fullVerification))
+            case .verifyCA: tls = .require(try tlsContext(address, verification: .noHostnameVerification))
             }
             var configuration = PostgresConnection.Configuration(
                 host: address.host, port: address.port, username: address.user,

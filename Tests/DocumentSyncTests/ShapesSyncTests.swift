@@ -51,4 +51,13 @@ struct ShapesSyncTests {
         #expect(try await refused.waitForExit(deadline: .now + .seconds(180)) == .exited(64))
         await fixture.dropSchema()
     }
+
+    @Test("--print-user prints the library's user script, needs no server, and refuses an odd name")
+    func printUser() async throws {
+        let lines = try await Self.shapes(["sync", "--print-user", "alice", "--schema", "shapes_sync"], password: nil)
+        #expect(lines.joined(separator: "\n") + "\n" == (try DocumentSync.userScript(user: "alice", schema: "shapes_sync")))
+        #expect(lines.contains("CREATE ROLE \"alice\" LOGIN IN ROLE \"shapes_sync_replica\";"))
+        let odd = try ChildProcess.start(try ChildProcess.builtProgram("shapes"), ["sync", "--print-user", "Robert'); DROP"])
+        #expect(try await odd.waitForExit(deadline: .now + .seconds(60)) != .exited(0))
+    }
 }

@@ -22,10 +22,13 @@ extension ShapesCommand {
         @Flag(help: "Keep synchronizing, printing each status change.") var continuous = false
         @Option(help: "With --continuous: stop after this many seconds.") var seconds: Double?
         @Flag(help: "Print the SQL that creates the server schema (for a DBA) and exit.") var printSchema = false
+        @Option(help: ArgumentHelp("Print the SQL that creates a login role allowed to replicate through the schema (for a DBA) and exit.",
+                                   valueName: "name"))
+        var printUser: String?
         @OptionGroup var store: StoreOption
 
         func validate() throws {
-            if !printSchema, postgres == nil { throw ValidationError("--postgres URL is required") }
+            if !printSchema, printUser == nil, postgres == nil { throw ValidationError("--postgres URL is required") }
             if let postgres, let components = URLComponents(string: postgres), components.password != nil {
                 throw ValidationError("put the password in PGPASSWORD or ~/.pgpass, not in the URL (ps shows command lines)")
             }
@@ -35,6 +38,10 @@ extension ShapesCommand {
         func run(_ streams: CommandStreams) async throws {
             if printSchema {
                 do { streams.print(try DocumentSync.schemaScript(schema: schema), terminator: "") } catch { throw CommandFailure("\(error)") }
+                return
+            }
+            if let printUser {
+                do { streams.print(try DocumentSync.userScript(user: printUser, schema: schema), terminator: "") } catch { throw CommandFailure("\(error)") }
                 return
             }
             do {
