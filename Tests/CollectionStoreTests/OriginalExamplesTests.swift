@@ -12,7 +12,7 @@ import TestSupport
 // One platform change, in the tests that run in this process: the stores are created with
 // `directory: .folder(...)`. The tutorial's `DataPersistence(filename:)` puts the file in the app's
 // Documents folder, which on Linux is `~/Documents/<app>` (`AppDirectories`, see
-// Docs/CollectionStore.md); tests take their folder from their own configuration so parallel tests
+// Modules/CollectionStore/CollectionStore.docc/CollectionStore.md); tests take their folder from their own configuration so parallel tests
 // never share a file. `theTutorialsFileIsInDocumentsAndSurvivesNewProcesses` runs the tutorial's
 // `DataPersistence(filename:)` as written, in child processes with their own `HOME`.
 

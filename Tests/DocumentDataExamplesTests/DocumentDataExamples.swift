@@ -176,5 +176,5 @@ enum AnyCodable: String, Codable, CaseIterable {
 #endif
 
 /// The integration test decodes `TestClass` with `PropertyListDecoder`: the one line a model needs
-/// to be `Decodable` (`@PersistedModel` writes its `init(from:)`; see Docs/ModelPersistence.md).
+/// to be `Decodable` (`@PersistedModel` writes its `init(from:)`; see ModelPersistence.docc's `WhatTheMacroGenerates.md`).
 extension TestClass: Decodable {}

@@ -7,7 +7,7 @@ import TestSupport
 // `FileStorage` protocol with a `PListFileStorage` implementation for local app settings; it shows no
 // code of its own, so the calls below are the ones its protocol declares, written as their app code
 // writes them. The file lives wherever the app's URL points: on Linux, `AppDirectories` resolves the
-// folders (`Docs/FileStorageKit.md`, "WooCommerce's `FileStorage`" and "Where files go").
+// folders (FileStorageKit.docc's `PortingFromWooCommerce.md` and `AppDirectoriesGuide.md`).
 
 /// A settings value as WooCommerce's app-local settings keep it.
 private struct GeneralAppSettings: Codable, Equatable {

@@ -189,7 +189,7 @@ struct OriginalExamplesTests {
 
     #if os(Linux)
     /// The text puts the file in `~/Library/Application Support`; on Linux the same folder is the XDG data
-    /// folder, with the program's name (Docs/ModelPersistence.md, "Where the file is").
+    /// folder, with the program's name (ModelPersistence.docc's `WhereTheFileIs.md`).
     @Test("by default the file is in application support: ~/.local/share/<program> on Linux")
     func defaultFolderOnLinux() async throws {
         let probe = try ChildProcess.builtProgram("model-probe")

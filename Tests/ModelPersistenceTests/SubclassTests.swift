@@ -11,7 +11,7 @@ class AnnotatedModel: SomeModel {
     var note: String = "fresh"
 }
 
-/// What a subclass of a persisted model is (Docs/ModelPersistence.md, "A subclass is not a model of its
+/// What a subclass of a persisted model is (ModelPersistence.docc, "A subclass is not a model of its
 /// own"): the superclass's file and persisted properties, the whole API, and nothing of its own in the file.
 @Suite("ModelPersistence: subclasses of a persisted model")
 struct SubclassTests {

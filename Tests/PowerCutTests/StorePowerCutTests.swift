@@ -56,7 +56,7 @@ struct StorePowerCutTests {
     }
 
     // At `.normal` SQLite syncs the WAL only at checkpoints: a cut may lose the last commits, never
-    // consistency. These measure how many (Docs/ManagedStorage.md, Docs/DocumentStore.md): every cut's
+    // consistency. These measure how many (the durability sections of ManagedStorage.docc and DocumentStore.docc): every cut's
     // store must open whole (the checkers require whole transactions), and the run prints what was lost.
 
     @Test("ManagedStorage at .normal: a power cut loses at most the last commits, and the store opens whole")

@@ -13,7 +13,7 @@ import XCTest
 // uses it. It is unchanged except where a comment marked "Platform:" gives the reason, and for the
 // four settings types the `settings` app shares, which live in the `SettingsModels` module. Where the
 // article says UserDefaults, the values are in FileStorageKit `DefaultsSuite` files,
-// `<folder>/<suite>.plist`, the standard suite named after the program (Docs/StateGraph.md, "Where
+// `<folder>/<suite>.plist`, the standard suite named after the program (StateGraph.docc's `PersistentBacking.md`, "Where
 // the data lives"). The tests bind the folder to a temporary one and the standard suite's name to
 // `settings`, the name the `settings` app uses, so the app and these models share files.
 

@@ -2,7 +2,7 @@ import Foundation
 import ManagedStorage
 import Synchronization
 
-/// A `StorageManagerType` test double as Docs/ManagedStorage.md describes it: a plain `final class`,
+/// A `StorageManagerType` test double as ManagedStorage.docc's `DerivedStoragesAndTestDoubles.md` describes it: a plain `final class`,
 /// `Sendable` checked by the compiler because its only mutable state is in a `Mutex`, delegating to
 /// an in-memory manager and recording what it was asked to do.
 ///

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Runs WooDocumentedExamples: WooCommerce's Storage tests, its stores' derived-storage pattern and
 /// ResultsController+UIKit, each test body theirs with the changes commented (`Linux:`, `Swift 6:`,
-/// and `Here:` where a ManagedStorage design choice differs, as Docs/ManagedStorage.md lists).
+/// and `Here:` where a ManagedStorage design choice differs, as ManagedStorage.docc's `PortingFromWooCommerce.md` lists).
 @MainActor
 @Suite struct WooDocumentedExamplesTests {
     // MARK: Storage/StorageTests/Extensions/NSManagedObjectContextStorageTests.swift
@@ -439,7 +439,7 @@ import TestSupport
 
             storageManager.reset()
         }
-        // Here: after onDidResetContent rather than right after reset() (Docs/ManagedStorage.md, "Live results").
+        // Here: after onDidResetContent rather than right after reset() (ManagedStorage.docc's `LiveResults.md`).
         #expect(resultsController.isEmpty)
     }
 

@@ -8,7 +8,7 @@
 //
 // Where the article says UserDefaults, the values are in FileStorageKit `DefaultsSuite` files,
 // `<folder>/<suite>.plist`: `.userDefaults(key:)` is the standard suite (named `settings` in the app
-// and in the tests), `.userDefaults(suite:key:)` a suite of its own (Docs/StateGraph.md).
+// and in the tests), `.userDefaults(suite:key:)` a suite of its own (StateGraph.docc's `PersistentBacking.md`).
 import Foundation
 import StateGraph
 

@@ -24,7 +24,7 @@ public enum ComparisonOperator: String, Sendable {
 
 /// A condition on documents' JSON, translated to SQL with every value bound as a parameter.
 ///
-/// Comparisons follow SQLite's rules (see `Docs/DocumentStore.md`, "Queries"): a missing field or JSON
+/// Comparisons follow SQLite's rules (see <doc:QueriesAndIndexes>): a missing field or JSON
 /// `null` compares as SQL `NULL` (so matches no comparison), `true` and `false` are 1 and 0, integers
 /// and doubles compare as numbers, any number sorts before any text, text compares by its UTF-8 bytes,
 /// and `like` folds ASCII letters only.

@@ -88,7 +88,7 @@ extension StorageType {
     /// ```
     ///
     /// WooCommerce's `allObjects(ofType:sortedBy:)` takes `[NSSortDescriptor]`; here the descriptors
-    /// are typed `SortDescriptor`s (see `Docs/ManagedStorage.md`, "Porting WooCommerce code").
+    /// are typed `SortDescriptor`s (see <doc:PortingFromWooCommerce>).
     public func allObjects<T: StorageEntity>(ofType type: T.Type, sortedBy descriptors: [SortDescriptor<T>]?) -> [T] {
         allObjects(ofType: type, matching: nil, sortedBy: descriptors)
     }

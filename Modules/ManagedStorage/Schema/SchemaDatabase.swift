@@ -13,7 +13,7 @@ import GRDB
 /// ```
 ///
 /// It runs inside the migration's transaction, with foreign keys checked when the version ends. The
-/// tables are laid out as "Changing the model" in `Docs/ManagedStorage.md` describes.
+/// tables are laid out as <doc:ChangingTheModel> describes.
 public struct SchemaDatabase {
     let db: Database
 

@@ -5,8 +5,8 @@
 ///   listing it records the identifier, so an older program refuses the store it leaves;
 /// - ``custom(_:from:to:stage:)``: Swift code that moves values from the old model to the new one
 ///   (split a name in two, compute a new attribute), given a storage of each;
-/// - ``init(_:migrate:)``: SQL of your own against the table layout (see "Changing the model" in
-///   `Docs/ManagedStorage.md`).
+/// - ``init(_:migrate:)``: SQL of your own against the table layout (see
+///   <doc:ChangingTheModel>).
 ///
 /// The pending versions of a store run in order, then the changes inferred from the current
 /// declarations, in one SQLite transaction: if any of it fails, it is rolled back, the store is

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Objects are numbered depth-first: a container, then (for a dictionary) all its keys, then all its
 /// values. Equal scalars of the same kind are written once; containers never are. See
-/// `Docs/PlistCodec.md` and the format notes for the rules each mode follows.
+/// <doc:FormatsAndWriteModes> and the format notes for the rules each mode follows.
 struct BinaryPlistWriter {
     let mode: PlistWriteMode
 
