@@ -326,7 +326,7 @@ public final class DocumentSync: Sendable {
     }
 
     /// The PostgreSQL server on `session`, its schema made ready as ``Configuration/createSchema`` allows.
-    func server(on session: ServerSession) async throws -> PostgresReplicationServer {
+    package func server(on session: ServerSession) async throws -> PostgresReplicationServer {
         try await PostgresReplicationServer.prepare(session, schema: configuration.schema, create: configuration.createSchema)
     }
 

@@ -35,7 +35,7 @@ package struct FeedPage: Sendable {
         }
 
         /// The revision to insert, after checking that its digest is the digest of its parent, flag and body.
-        func verified() throws -> ForeignRevision {
+        package func verified() throws -> ForeignRevision {
             let json: JSON?
             do {
                 json = deleted ? JSON?.none : try JSON(parsing: body ?? "", identifier: identifier)

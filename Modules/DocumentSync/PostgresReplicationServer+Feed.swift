@@ -3,18 +3,18 @@ import Foundation
 import PostgresNIO
 
 extension PostgresReplicationServer {
-    func purgeHorizon() async throws -> Int64 {
+    package func purgeHorizon() async throws -> Int64 {
         Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
     }
 
-    func purged(among identifiers: [String]) async throws -> Set<String> {
+    package func purged(among identifiers: [String]) async throws -> Set<String> {
         guard purgeRecords, !identifiers.isEmpty else { return [] }
         return Set(try await session.rows("""
             SELECT DISTINCT id FROM \(unescaped: schema).purges WHERE id = ANY(\(identifiers)::text[])
             """, as: String.self))
     }
 
-    func revisions(of identifiers: [String]) async throws -> Set<String> {
+    package func revisions(of identifiers: [String]) async throws -> Set<String> {
         guard !identifiers.isEmpty else { return [] }
         let rows = try await session.rows("""
             SELECT document, revision FROM \(unescaped: schema).revisions WHERE document = ANY(\(identifiers)::text[])
@@ -25,7 +25,7 @@ extension PostgresReplicationServer {
     /// Both parts are read in one snapshot (a read-only repeatable-read transaction): a purge committed
     /// between two separate reads could otherwise move the checkpoint past a document committed just
     /// before it. A schema without `purges` has no records to read.
-    func feedPage(after position: Int64, limit: Int, kinds: Set<String>?) async throws -> FeedPage {
+    package func feedPage(after position: Int64, limit: Int, kinds: Set<String>?) async throws -> FeedPage {
         guard purgeRecords else { return FeedPage(rows: try await documentPage(after: position, limit: limit, kinds: kinds), purges: []) }
         return try await session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY") {
             let rows = try await documentPage(after: position, limit: limit, kinds: kinds)
@@ -61,7 +61,7 @@ extension PostgresReplicationServer {
 
     /// Each document is locked as a push locks it and checked again under the lock, so a document that
     /// has a live leaf (committed by a push meanwhile) is never removed.
-    func purgeTombstones(olderThan retention: Duration) async throws {
+    package func purgeTombstones(olderThan retention: Duration) async throws {
         let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
         try await retryingConflicts {
             try await session.transaction {

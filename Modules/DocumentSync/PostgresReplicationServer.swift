@@ -10,12 +10,12 @@ import PostgresNIO
 ///
 /// Concurrency: one session runs one statement at a time, so one replication uses it at a time;
 /// replicas share the server through connections of their own.
-struct PostgresReplicationServer: ReplicationServer {
+package struct PostgresReplicationServer: ReplicationServer {
     let session: ServerSession
     /// The schema's name, and quoted, for SQL.
     let schemaName: String
     let schema: String
-    let serverIdentifier: String
+    package let serverIdentifier: String
     /// Whether the schema has `purges` (see ``ServerSchema``).
     let purgeRecords: Bool
 
@@ -29,11 +29,11 @@ struct PostgresReplicationServer: ReplicationServer {
 
     // MARK: Checkpoints
 
-    func checkpoint(_ direction: ReplicationDirection, of replication: String) async throws -> CheckpointHistory {
+    package func checkpoint(_ direction: ReplicationDirection, of replication: String) async throws -> CheckpointHistory {
         CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: direction.rawValue) FROM \(unescaped: schema).checkpoints WHERE replication = \(replication)"))
     }
 
-    func setCheckpoint(_ history: CheckpointHistory, _ direction: ReplicationDirection, of replication: String,
+    package func setCheckpoint(_ history: CheckpointHistory, _ direction: ReplicationDirection, of replication: String,
                        waitForDisk: Bool) async throws {
         let column = direction.rawValue
         let upsert: PostgresQuery = """
@@ -52,7 +52,7 @@ struct PostgresReplicationServer: ReplicationServer {
 
     // MARK: Push
 
-    func push(_ documents: [OutgoingDocument], checkpoint: CheckpointHistory, of replication: String,
+    package func push(_ documents: [OutgoingDocument], checkpoint: CheckpointHistory, of replication: String,
               historyLimit: Int) async throws -> (documents: Int, revisions: Int) {
         try await retryingConflicts {
             try await session.transaction {
@@ -63,7 +63,7 @@ struct PostgresReplicationServer: ReplicationServer {
         }
     }
 
-    func insert(_ leaves: MissingLeaves, historyLimit: Int) async throws -> Int {
+    package func insert(_ leaves: MissingLeaves, historyLimit: Int) async throws -> Int {
         try await session.transaction { try await insertLeaves(leaves, historyLimit: historyLimit) }
     }
 

@@ -3,16 +3,16 @@ import Foundation
 
 /// One replication between a local store and a server (any ``ReplicationServer``): push, pull, and the
 /// checkpoints of both, kept under the replication's identity.
-struct Replication {
+package struct Replication {
     let sync: DocumentSync
     let server: any ReplicationServer
-    let identity: String
+    package let identity: String
     var persistence: Persistence { sync.persistence }
     var configuration: DocumentSync.Configuration { sync.configuration }
-    var pushName: String { "sync-push:" + identity }
-    var pullName: String { "sync-pull:" + identity }
+    package var pushName: String { "sync-push:" + identity }
+    package var pullName: String { "sync-pull:" + identity }
 
-    static func prepare(_ sync: DocumentSync, _ server: any ReplicationServer) throws -> Replication {
+    package static func prepare(_ sync: DocumentSync, _ server: any ReplicationServer) throws -> Replication {
         let replica = try sync.persistence.replicaIdentifier()
         let identity = ReplicationIdentity.make(replica: replica, server: server.serverIdentifier, schema: sync.configuration.schema,
                                                 kinds: sync.configuration.kinds)

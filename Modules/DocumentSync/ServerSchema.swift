@@ -21,9 +21,9 @@ import PostgresNIO
 ///   it does not, such as text with `\u0000`), so one such row never breaks a query. Replication never
 ///   reads them, so they are not part of the version: a version 1 schema made before they existed
 ///   gains them the next time a replicator that may create the schema connects.
-enum ServerSchema {
+package enum ServerSchema {
     /// The version this library writes and understands.
-    static let version = 1
+    package static let version = 1
 
     /// Whether `name` can be a schema name (it is quoted, but kept simple so it is safe and portable).
     static func isValidName(_ name: String) -> Bool {

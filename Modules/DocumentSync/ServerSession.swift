@@ -4,7 +4,7 @@ import Synchronization
 
 /// One connection to the server, with the few ways DocumentSync uses it. Errors come out classified
 /// as ``DocumentSyncError``.
-final class ServerSession: Sendable {
+package final class ServerSession: Sendable {
     let address: PostgresAddress
     let connection: PostgresConnection
     private let logger: Logger
@@ -37,7 +37,7 @@ final class ServerSession: Sendable {
 
     /// Connects and logs in, or fails with `.serverUnavailable` or `.authenticationFailed`. The
     /// connection shows as `applicationName` in `pg_stat_activity` (`document_sync` by default).
-    static func open(_ address: PostgresAddress, connectTimeout: Duration, statementTimeout: Duration = .seconds(60),
+    package static func open(_ address: PostgresAddress, connectTimeout: Duration, statementTimeout: Duration = .seconds(60),
                      applicationName: String = "document_sync") async throws(DocumentSyncError) -> ServerSession {
         do {
             let tls: PostgresConnection.Configuration.TLS
@@ -75,7 +75,7 @@ final class ServerSession: Sendable {
         }
     }
 
-    func close() async {
+    package func close() async {
         try? await connection.close()
     }
 
@@ -121,7 +121,7 @@ final class ServerSession: Sendable {
     }
 
     /// Runs a statement and discards its rows; `limit` replaces the statement timeout for this one.
-    func execute(_ query: PostgresQuery, within limit: Duration? = nil) async throws(DocumentSyncError) {
+    package func execute(_ query: PostgresQuery, within limit: Duration? = nil) async throws(DocumentSyncError) {
         try checkOpen()
         do {
             _ = try await bounded(within: limit) { [connection, logger] in
@@ -133,7 +133,7 @@ final class ServerSession: Sendable {
     }
 
     /// The rows of a query, decoded.
-    func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws(DocumentSyncError)
+    package func rows<each Column: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Column).Type) async throws(DocumentSyncError)
         -> [(repeat each Column)] {
         try checkOpen()
         do {

@@ -43,7 +43,7 @@ import TestSupport
         }
         let all = try other.loadAllAtOnce(kind: Shape.self)
         #expect(all.count == 1 && all.first === shape)
-        let lazily = Array(try other.loadAll(kind: Shape.self))
+        let lazily = try Array(other.loadAll(kind: Shape.self))
         #expect(lazily.count == 1 && lazily.first === shape)
     }
 

@@ -160,7 +160,7 @@ import TestSupport
         let squares = try fixture.persistence.loadAll(kind: Square.self)
         #expect(!fixture.persistence.isCached(identifier: identifier))
         var iterator = squares.makeIterator()
-        let square = iterator.next()
+        let square = try iterator.next()
         #expect(square?.side == 3)
         #expect(fixture.persistence.isCached(identifier: identifier))
         #expect(try fixture.persistence.loadAll(kind: Square.self).first { _ in true } === square, "the cached instance")
@@ -172,7 +172,7 @@ import TestSupport
             }
         }
         var seen = Set<Double>()
-        for square in try fixture.persistence.loadAll(kind: Square.self) { seen.insert(square.side) }
+        try fixture.persistence.loadAll(kind: Square.self).forEach { seen.insert($0.side) }
         #expect(seen == Set(stride(from: 1.0, to: 100.0, by: 1.0)))
         try fixture.tearDown()
     }

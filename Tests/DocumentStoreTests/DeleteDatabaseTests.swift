@@ -57,7 +57,7 @@ import TestSupport
         }
         do {
             var iterator = try store.persistence.loadAll(kind: Square.self, pageSize: 2).makeIterator()
-            #expect(iterator.next() != nil)
+            #expect(try iterator.next() != nil)
             #expect(throws: DocumentStoreError.databaseInUse(file: store.url.path)) { try store.persistence.deleteDatabase() }
         }
         #expect(throws: DocumentStoreError.self) {

@@ -390,13 +390,13 @@ import TestSupport
         }
         var iterator = try persistence.transaction { p in
             var iterator = try p.loadAll(kind: Tally.self, pageSize: 2).makeIterator()
-            _ = try iterator.nextObject()
+            _ = try iterator.next()
             return iterator
         }
         // The iterator keeps its transaction's context alive; loads outside still see no transaction.
         #expect(try persistence.load(Tally.self, Tally.identifier(5))?.number == 5)
         do {
-            _ = try iterator.nextObject()
+            _ = try iterator.next()
             Issue.record("a sequence begun in a transaction went on after it")
         } catch DocumentStoreError.misuse {
         }

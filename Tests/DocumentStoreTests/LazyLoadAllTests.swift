@@ -22,7 +22,8 @@ import TestSupport
         let all = try persistence.loadAll(kind: Tally.self, pageSize: 8)
         #expect(Tally.built(in: persistence) == 0 && persistence.identityMap.liveCount == 0, "loadAll builds nothing")
         var held: [Tally] = []
-        for tally in all {
+        var cursor = all.makeIterator()
+        while let tally = try cursor.next() {
             held.append(tally)
             if held.count == 5 { break }
         }
@@ -31,11 +32,10 @@ import TestSupport
         #expect(persistence.identityMap.liveCount == 5)
         #expect(!persistence.isCached(identifier: Tally.identifier(5)))
         #expect(held.allSatisfy { persistence.isCached(identifier: $0.identifier) })
-        #expect(all.failure == nil)
         // Breaking off across a page boundary too.
         var iterator = try persistence.loadAll(kind: Tally.self, pageSize: 8).makeIterator()
         var more: [Tally] = []
-        for _ in 0..<11 { if let next = iterator.next() { more.append(next) } }
+        for _ in 0..<11 { if let next = try iterator.next() { more.append(next) } }
         #expect(more.map(\.number) == Array(0..<11))
         #expect(Tally.built(in: persistence) == 11, "5 came from the identity map; 6 were built")
     }
@@ -65,7 +65,7 @@ import TestSupport
         var iterator = try reader.loadAll(kind: Tally.self, pageSize: 7).makeIterator()
         var seen: [Int] = []
         let stop = Int.random(in: 1..<(count - 10), using: &random)
-        while seen.count < stop, let next = iterator.next() { seen.append(next.number) }
+        while seen.count < stop, let next = try iterator.next() { seen.append(next.number) }
         // The second writer deletes documents not reached yet, changes others, and adds new ones
         // between and after the existing identifiers; its saves do not wait for the reader.
         let ahead = Array(stop..<count).shuffled(using: &random)
@@ -86,7 +86,7 @@ import TestSupport
             }
         }
         #expect(try writer.query(Tally.self).count() == count - 5 + 10, "the writer committed")
-        while let next = iterator.next() { seen.append(next.number) }
+        while let next = try iterator.next() { seen.append(next.number) }
         #expect(seen == Array(0..<count), "the snapshot of when iteration began: no deletion, change or addition")
         // A new iteration sees the new state.
         let after = try reader.loadAll(kind: Tally.self).map(\.number)
@@ -103,40 +103,62 @@ import TestSupport
             let inside = try persistence.loadAll(kind: Tally.self, pageSize: 3).map(\.number)
             #expect(inside == Array(0...10), "the transaction's own save is seen")
             var iterator = try persistence.loadAll(kind: Tally.self, pageSize: 3).makeIterator()
-            _ = iterator.next()
+            _ = try iterator.next()
             leftOver = iterator
         }
         var iterator = try #require(leftOver)
-        #expect(throws: DocumentStoreError.self) { _ = try iterator.nextObject() }
+        #expect(throws: DocumentStoreError.self) { _ = try iterator.next() }
     }
 
-    @Test func aDocumentThatCannotBeBuiltEndsAForLoopWithItsErrorOrIsThrownByNextObject() throws {
+    /// Issue 48 item 6: a `for … in` loop used to end early at a document that cannot be built, its
+    /// error left in `failure` for a caller who might never look. Every way to iterate now throws it.
+    @Test func aDocumentThatCannotBeBuiltIsThrownByEveryWayToIterate() throws {
         let store = try Self.store("lazy-failure", count: 6)
-        let queue = try DatabaseQueue(path: store.url.path)
-        try queue.write { db in
-            try db.execute(sql: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES ('\(Tally.identifier(2))-bad', 'Tally', '1-x', 0, '{\"number\": [1')")
-        }
-        try queue.close()
+        try Self.addMalformed(to: store)
         let all = try store.persistence.loadAll(kind: Tally.self)
         var seen: [Int] = []
-        for tally in all { seen.append(tally.number) }
-        #expect(seen == [0, 1, 2], "the loop ends at the malformed document")
-        #expect(all.failure as? DocumentStoreError == .malformedJSON(identifier: "tally-0002-bad", offset: 13,
-                                                                     reason: "unexpected end of text in an array"))
+        #expect(throws: Self.malformed) { try all.forEach { seen.append($0.number) } }
+        #expect(seen == [0, 1, 2], "forEach throws at the malformed document")
+        #expect(throws: Self.malformed) { _ = try all.map(\.number) }
+        #expect(throws: Self.malformed) { _ = try Array(all) }
+        #expect(throws: Self.malformed) { _ = try all.first { $0.number == 5 } }
+        #expect(try all.first { $0.number == 1 }?.number == 1, "nothing past the one found is read")
+        // A cursor throws, then goes on after it.
         var iterator = all.makeIterator()
-        #expect(all.failure == nil, "a new iteration starts clean")
         var thrown: [Int] = []
         var errors = 0
         while true {
             do {
-                guard let tally = try iterator.nextObject() else { break }
+                guard let tally = try iterator.next() else { break }
                 thrown.append(tally.number)
             } catch {
                 errors += 1
             }
         }
-        #expect(thrown == [0, 1, 2, 3, 4, 5] && errors == 1, "nextObject throws, then goes on after it")
+        #expect(thrown == [0, 1, 2, 3, 4, 5] && errors == 1, "next() throws, then goes on after it")
         #expect(throws: DocumentStoreError.self) { _ = try store.persistence.loadAllAtOnce(kind: Tally.self) }
+    }
+
+    static let malformed = DocumentStoreError.malformedJSON(identifier: "tally-0002-bad", offset: 13,
+                                                            reason: "unexpected end of text in an array")
+
+    /// A document after tally 2 whose body does not parse.
+    static func addMalformed(to store: TestStore) throws {
+        let queue = try DatabaseQueue(path: store.url.path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO documents(id, kind, revision, deleted, body) VALUES ('\(Tally.identifier(2))-bad', 'Tally', '1-x', 0, '{\"number\": [1')")
+        }
+        try queue.close()
+    }
+
+    @Test func forTryAwaitThrowsAtADocumentThatCannotBeBuilt() async throws {
+        let store = try Self.store("lazy-failure-async", count: 6)
+        try Self.addMalformed(to: store)
+        var awaited: [Int] = []
+        await #expect(throws: Self.malformed) {
+            for try await tally in try store.persistence.loadAll(kind: Tally.self) { awaited.append(tally.number) }
+        }
+        #expect(awaited == [0, 1, 2], "for try await throws at the malformed document")
     }
 
     @Test func theEagerFormBuildsEverythingAtOnce() throws {

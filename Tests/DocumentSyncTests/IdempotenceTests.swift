@@ -1,4 +1,4 @@
-@testable import DocumentSync
+import DocumentSync
 import DocumentStore
 import DocumentTestModel
 import Foundation

@@ -5,7 +5,8 @@ extension Persistence {
     /// you iterate, in identifier order: Dali's lazy `loadAll`.
     ///
     /// ```swift
-    /// for square in try persistence.loadAll(kind: Square.self) { print(square.side) }
+    /// for try await square in try persistence.loadAll(kind: Square.self) { print(square.side) }
+    /// try persistence.loadAll(kind: Square.self).forEach { print($0.side) }   // synchronous code
     /// ```
     ///
     /// Nothing is read or built until the first element is asked for; each iteration reads one
@@ -15,7 +16,7 @@ extension Persistence {
     /// - Parameter kind: The class whose documents to read.
     /// - Returns: A sequence that reads as it is iterated.
     /// - Throws: ``DocumentStoreError/databaseDeleted(file:)`` when the store was deleted; errors met while
-    ///   iterating end the iteration and are in ``DocumentSequence/failure``.
+    ///   iterating are thrown by the iteration (see ``DocumentSequence``).
     public func loadAll<T: Persistable>(kind: T.Type) throws(DocumentStoreError) -> DocumentSequence<T> {
         try loadAll(kind: kind, pageSize: 256)
     }
@@ -27,7 +28,7 @@ extension Persistence {
     }
 
     /// Every document of `kind`'s kind and its registered subclasses' kinds, built now, in identifier
-    /// order, from one read: the eager form of ``loadAll(kind:)``, which throws instead of ending early.
+    /// order, from one read: the eager form of ``loadAll(kind:)``.
     ///
     /// - Parameter kind: The class whose documents to read.
     /// - Returns: Every object, the ones alive in the identity map as they are.

@@ -4,7 +4,7 @@ import Foundation
 /// ``Persistence/loadAll(kind:)`` returns (Dali's generator).
 ///
 /// ```swift
-/// for square in try persistence.loadAll(kind: Square.self) {
+/// for try await square in try persistence.loadAll(kind: Square.self) {
 ///     if square.side > 10 { break }        // nothing past this square is read or built
 /// }
 /// ```
@@ -21,49 +21,76 @@ import Foundation
 ///   within the transaction (afterwards it stops with ``DocumentStoreError/misuse(_:)``).
 /// - Objects come in identifier order; a superclass's sequence includes its registered subclasses'
 ///   documents, as of the first element.
-/// - A `for … in` loop cannot throw: a document that cannot be built (or a read that fails) ends the
-///   loop early, and ``failure`` says why. Call ``Iterator/nextObject()`` to have it thrown instead,
-///   or use ``Persistence/loadAllAtOnce(kind:)``.
+/// - A read or build error is thrown where you ask for the element, so it cannot go unseen: loop
+///   with `for try await` (the sequence is an `AsyncSequence`), or, in synchronous code, with a
+///   throwing cursor as GRDB's: `while let square = try iterator.next()`, ``forEach(_:)``,
+///   ``first(where:)``, ``map(_:)`` or `try Array(sequence)`. A `for … in` loop without `try` does not
+///   compile (a `Sequence` could only end early on an error, silently). The document that failed is
+///   skipped: asking again continues after it.
 ///
-/// Like the objects it builds, a sequence and its iterators are not `Sendable`.
-public struct DocumentSequence<T: Persistable>: Sequence {
+/// ```swift
+/// for try await square in try persistence.loadAll(kind: Square.self) { print(square.side) }
+/// try persistence.loadAll(kind: Square.self).forEach { print($0.side) }
+/// var squares = try persistence.loadAll(kind: Square.self).makeIterator()
+/// while let square = try squares.next() { print(square.side) }
+/// ```
+///
+/// Like the objects it builds, a sequence and its iterators are not `Sendable`: iterate where you
+/// made it.
+public struct DocumentSequence<T: Persistable>: AsyncSequence {
     private let persistence: Persistence
     private let pageSize: Int
-    private let outcome = Outcome()
 
     init(persistence: Persistence, pageSize: Int) {
         self.persistence = persistence
         self.pageSize = Swift.max(1, pageSize)
     }
 
-    /// The error that ended this sequence's latest `for … in` iteration early; `nil` when it ran to
-    /// its end (or was broken off by the loop itself).
-    public var failure: (any Error)? { outcome.failure }
-
     /// A new iteration, over a new snapshot.
+    public func makeAsyncIterator() -> Iterator { makeIterator() }
+
+    /// A new iteration, over a new snapshot, for synchronous code: `while let x = try iterator.next()`.
     public func makeIterator() -> Iterator {
-        outcome.failure = nil
-        return Iterator(cursor: DocumentCursor(persistence: persistence, pageSize: pageSize), outcome: outcome)
+        Iterator(cursor: DocumentCursor(persistence: persistence, pageSize: pageSize))
     }
 
-    /// One pass over the documents.
-    public struct Iterator: IteratorProtocol {
+    /// Calls `body` with each object, in order.
+    ///
+    /// - Parameter body: Called with each object; what it throws ends the iteration and is rethrown.
+    /// - Throws: what ``Iterator/next()`` throws, or what `body` throws.
+    public func forEach(_ body: (T) throws -> Void) throws {
+        var iterator = makeIterator()
+        while let object = try iterator.next() { try body(object) }
+    }
+
+    /// The first object that satisfies `predicate`; nothing after it is read or built.
+    ///
+    /// - Parameter predicate: Whether an object is the one wanted.
+    /// - Returns: That object, or `nil` when none is.
+    /// - Throws: what ``Iterator/next()`` throws, or what `predicate` throws.
+    public func first(where predicate: (T) throws -> Bool) throws -> T? {
+        var iterator = makeIterator()
+        while let object = try iterator.next() { if try predicate(object) { return object } }
+        return nil
+    }
+
+    /// `transform` of every object, in order.
+    ///
+    /// - Parameter transform: What to make of each object.
+    /// - Returns: The results.
+    /// - Throws: what ``Iterator/next()`` throws, or what `transform` throws.
+    public func map<Result>(_ transform: (T) throws -> Result) throws -> [Result] {
+        var results: [Result] = []
+        try forEach { results.append(try transform($0)) }
+        return results
+    }
+
+    /// One pass over the documents: a cursor whose ``next()`` throws.
+    public struct Iterator: AsyncIteratorProtocol {
         private let cursor: DocumentCursor<T>
-        private let outcome: Outcome
 
-        fileprivate init(cursor: DocumentCursor<T>, outcome: Outcome) {
+        fileprivate init(cursor: DocumentCursor<T>) {
             self.cursor = cursor
-            self.outcome = outcome
-        }
-
-        /// The next object; `nil` at the end, or when building it failed (see ``DocumentSequence/failure``).
-        public mutating func next() -> T? {
-            do {
-                return try cursor.next()
-            } catch {
-                outcome.failure = error
-                return nil
-            }
         }
 
         /// The next object, `nil` at the end.
@@ -71,13 +98,24 @@ public struct DocumentSequence<T: Persistable>: Sequence {
         /// - Throws: what loading the document throws (``DocumentStoreError/malformedJSON(identifier:offset:reason:)``,
         ///   ``DocumentStoreError/documentRejected(identifier:kind:)``, what `init(with:from:)` throws), or
         ///   a read error. The document that failed is skipped: calling again continues after it.
+        public mutating func next() throws -> T? {
+            try cursor.next()
+        }
+
+        /// The former name of ``next()``, from when the iterator's `next()` could not throw.
+        @available(*, deprecated, renamed: "next()")
         public mutating func nextObject() throws -> T? {
             try cursor.next()
         }
     }
+}
 
-    /// Where a `for … in` loop's error goes.
-    fileprivate final class Outcome {
-        var failure: (any Error)?
+extension Array where Element: Persistable {
+    /// Every object of `documents`, read and built now (`try Array(persistence.loadAll(kind: Square.self))`).
+    ///
+    /// - Parameter documents: The sequence to read to its end.
+    /// - Throws: what ``DocumentSequence/Iterator/next()`` throws.
+    public init(_ documents: DocumentSequence<Element>) throws {
+        self = try documents.map { $0 }
     }
 }
