@@ -239,4 +239,5 @@ public final class DataPersistence<T: Writeable> {
 }
 
 /// Safe to share between threads when the items are: all state is behind a lock.
+// @unchecked Sendable: `state` is only touched under `lock` and every other field is a constant or `Sendable` (`document`'s own state is behind its lock)
 extension DataPersistence: @unchecked Sendable where T: Sendable {}

@@ -7,6 +7,7 @@ import Synchronization
 /// It is a plain `Thread`, not a task: a change from another process is delivered even while every
 /// thread of Swift's cooperative pool is busy or blocked. Listeners run on it one after another, so a
 /// listener should do little (read the document, publish, return).
+// @unchecked Sendable: `pending` and `polled` are only touched under `condition`; there are no other mutable fields
 final class ChangeDelivery: @unchecked Sendable {
     static let shared = ChangeDelivery()
 
@@ -113,6 +114,7 @@ public final class ChangeSubscription: Sendable {
 
 /// A value handed to a `@Sendable` closure whose thread safety its owner guarantees (the stores
 /// guard their state with locks). For the package's own stores only.
+// @unchecked Sendable: a deliberate escape hatch, package-only: whoever wraps `value` vouches for it (the stores guard what it reaches with their locks)
 package struct UncheckedSendable<Value>: @unchecked Sendable {
     package let value: Value
     package init(_ value: Value) { self.value = value }

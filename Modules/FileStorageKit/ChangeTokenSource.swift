@@ -18,7 +18,7 @@ import Synchronization
 /// let token = source?.token ?? monitor.changeToken
 /// ```
 @frozen @usableFromInline
-package struct ChangeTokenSource: @unchecked Sendable {
+package struct ChangeTokenSource: Sendable {
     @usableFromInline let counter: Unmanaged<ChangeCounter>
 
     /// The source behind `monitor`'s token, or `nil` when the monitor polls (no inotify watch).

@@ -27,6 +27,7 @@ protocol DocumentBackend: AnyObject, Sendable {
 }
 
 /// A document in a file: `DurableFile` writes, `FileLock`, `FileChangeMonitor`.
+// @unchecked Sendable: `currentMonitor`, `retired` and `folderIsDurable` are only touched under `lock`; every other field is a constant
 final class FileDocumentBackend: DocumentBackend, @unchecked Sendable {
     let url: URL
     /// `url`'s path, its folder's, and its lock's, worked out once: `URL` operations parse and copy.

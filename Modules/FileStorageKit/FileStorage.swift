@@ -109,6 +109,7 @@ extension FileStorage {
 /// let loaded: Settings = try storage.data(for: url)
 /// let xml = storage.contents(of: url)       // the bytes PlistFileStorage would have written
 /// ```
+// @unchecked Sendable: `files` is only touched under `lock`; `encoder` is a constant, never mutated after `init`
 public final class InMemoryFileStorage: FileStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var files: [URL: Data] = [:]

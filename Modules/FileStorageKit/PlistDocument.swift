@@ -33,6 +33,7 @@ import Synchronization
 /// try counter.update { $0["launches", default: 0] += 1 }
 /// let subscription = counter.onChange { print("changed") }
 /// ```
+// @unchecked Sendable: every mutable field is guarded by `state` (the rest are constants, atomics or `Sendable`); `Content` and `Coding`'s closures are the caller's: the package's stores use value types and pure codings
 public final class PlistDocument<Content>: @unchecked Sendable {
     /// How the document's content is made from bytes and back.
     ///

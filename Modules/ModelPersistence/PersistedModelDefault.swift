@@ -96,7 +96,7 @@ public enum PersistedModelDefault {
 
 /// Hands the decoder `PlistDecoder` makes to a closure, so a type that is not `Decodable` can use it.
 private struct DecodingThunk: Decodable {
-    final class Result: @unchecked Sendable { var value: Any? }
+    final class Result { var value: Any? }
 
     @TaskLocal static var run: UncheckedSendable<(any Decoder) throws -> Void>?
 

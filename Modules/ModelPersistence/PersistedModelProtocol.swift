@@ -86,6 +86,7 @@ extension PersistedModel {
 ///     ]
 /// }
 /// ```
+// @unchecked Sendable: immutable; its closures capture only key paths (and an optional's `nil`) and keep no state: calling one is as safe as the model access it makes
 public struct PersistedField<Model: AnyObject>: @unchecked Sendable {
     /// The key in the file.
     public let key: String

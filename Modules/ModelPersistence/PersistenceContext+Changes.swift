@@ -28,6 +28,7 @@ extension PersistenceContext {
 }
 
 /// The model, held weakly by its change listener (the model owns the context that owns the listener).
+// @unchecked Sendable: `model` is set in `init` and never written again (a weak load is atomic); the listener only announces changes through it
 private final class WeakModel<Model: AnyObject>: @unchecked Sendable {
     weak var model: Model?
     init(_ model: Model) { self.model = model }

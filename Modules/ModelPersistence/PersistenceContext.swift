@@ -33,6 +33,7 @@ import Synchronization
 /// print(settings._$persistence.url?.path ?? "not resolved yet")   // known after the first use
 /// if let error = settings.persistenceError { print(error) }       // the context's lastError
 /// ```
+// @unchecked Sendable: `resolved` is written once, under `firstUseGate`, before `gate` opens, and only read after; every other field is a `Mutex`, an atomic or a constant
 public final class PersistenceContext<Model: PersistedModel>: @unchecked Sendable where Model._PersistedRoot == Model {
     /// What the context resolves on first use and never changes after.
     struct Setup {

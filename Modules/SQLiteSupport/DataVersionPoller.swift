@@ -13,6 +13,7 @@ import Synchronization
 /// ``start()`` reads the baseline before it returns, so a commit made after it is always seen (a
 /// baseline read later, on the timer's thread, missed commits made meanwhile). ``checkNow()`` polls on
 /// the caller's thread, so a test needs no sleep to see another process's commit.
+// @unchecked Sendable: `connection`, `version` and `timer` are only touched on `queue`; the rest are constants and `onChange` is `@Sendable`
 package final class DataVersionPoller: @unchecked Sendable {
     private let path: String
     private let interval: Duration

@@ -10,6 +10,7 @@ import GRDBSQLite
 /// fixed statements (a save runs six). Used by one thread at a time (the writer's transactions run one
 /// at a time); ``finalize()`` before the connection closes, which the cache also does when it is
 /// asked for a statement on another connection.
+// @unchecked Sendable: used by one thread at a time: only the writer's transactions, which run one after another, touch it
 package final class StatementCache<Failure: SQLiteStoreFailure>: @unchecked Sendable {
     private var connection: OpaquePointer?
     private var bySQL: [String: OpaquePointer] = [:]

@@ -9,7 +9,7 @@ import Darwin
 /// A shared `flock` on a store's sidecar `.<name>.sqlite.lock`, held by every open store for its
 /// lifetime, so that moving a damaged store aside (which takes it exclusively) never pulls the file
 /// from under another process that has it open. Both SQLite stores use it (see ``StoreRecovery``).
-package final class StoreLock: @unchecked Sendable {
+package final class StoreLock: Sendable {
     /// Another process kept the lock exclusive (it was recovering the store) past the timeout.
     package struct Busy: Error, CustomStringConvertible {
         package let timeout: Duration

@@ -59,6 +59,7 @@ extension Computed {
 
 
 /// A constant handed over (`sending`) to a node, which only ever reads it.
+// @unchecked Sendable: immutable: `value` is handed over (`sending`) in `init` and only read after
 @usableFromInline
 final class ConstantBox<Value>: @unchecked Sendable {
     @usableFromInline let value: Value

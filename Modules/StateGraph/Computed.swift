@@ -25,6 +25,7 @@ import Synchronization
 /// others: the read that closes such a cycle gets the node's last value instead of waiting for
 /// itself, and the cycle is reported (`GraphCycleError`, `cycleError`). The node is `Sendable` when
 /// its value is.
+// @unchecked Sendable: `cached` and `lastCycle` are only touched under `lock` (word-sized values go through the atomic `cachedBits`); `rule` and `isEqual` are `@Sendable`; the rest are constants
 public final class Computed<Value>: @unchecked Sendable {
     /// What a rule gets: a way to read without creating dependencies.
     public struct Context {

@@ -9,6 +9,7 @@ import Synchronization
 /// fresh state (clearing bits 1 and 2) in one compare-and-swap, which fails if an invalidation came
 /// in between; the rule then runs again. So an evaluation costs two atomic operations on this word,
 /// and a read of a fresh node none.
+// @unchecked Sendable: the `nonisolated(unsafe)` evaluation fields are touched only by the thread holding the evaluation (bit 1 of `state`) or by `retire()`; `owner`/`hasOwner` are set once before the node is shared; the rest are atomics and constants
 @usableFromInline
 final class ComputedCore: NodeCore, @unchecked Sendable {
     @usableFromInline static let fresh: UInt64 = 1

@@ -28,6 +28,7 @@ enum GraphReader {
 /// A handle to memory the thread owns (freed when it exits), not an object: the handle is copied
 /// around the hot paths with no reference counting. One thread-local lookup (`current`) per node
 /// read or write; everything else is a field reached through the handle, handed down the evaluation.
+// @unchecked Sendable: a handle to one thread's own state: only that thread dereferences it, except `waitingFor` and `frames`, which others read under `GraphWaits`'s lock while it waits
 @usableFromInline
 struct EvaluationThread: @unchecked Sendable {
     @usableFromInline

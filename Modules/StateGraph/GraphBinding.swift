@@ -4,12 +4,13 @@
 /// let debug = model.$debugMode.binding
 /// debug.value.toggle()
 /// ```
-public struct GraphBinding<Value>: @unchecked Sendable {
-    private let get: () -> Value
-    private let set: (Value) -> Void
+/// The binding is `Sendable`: its getter and setter are `@Sendable` closures.
+public struct GraphBinding<Value>: Sendable {
+    private let get: @Sendable () -> Value
+    private let set: @Sendable (Value) -> Void
 
     /// A binding reading with `get` and writing with `set`.
-    public init(get: @escaping () -> Value, set: @escaping (Value) -> Void) {
+    public init(get: @escaping @Sendable () -> Value, set: @escaping @Sendable (Value) -> Void) {
         self.get = get
         self.set = set
     }

@@ -11,6 +11,7 @@ import Synchronization
 /// Rules never run under it. Lock order: a stored node's lock, then this one; nothing under this
 /// lock takes another lock, or releases an object of the program's own (removed observers and old
 /// dependency lists are released after leaving it, so no `deinit` runs under it).
+// @unchecked Sendable: `stack` is only touched under `mutex`; `tick` and `threadKey` are atomics
 @usableFromInline
 final class GraphLock: @unchecked Sendable {
     @usableFromInline static let shared = GraphLock()
@@ -35,6 +36,7 @@ final class GraphLock: @unchecked Sendable {
 /// Non-generic, so the graph's bookkeeping (marking, edges) is one compiled routine for every
 /// node, not one per value type, and a dependency list holds plain references to it. `Stored` owns
 /// one of these; `Computed` owns a `ComputedCore`.
+// @unchecked Sendable: `dependents` and `observers` are only touched under `GraphLock`; every other field is an atomic or a constant
 @usableFromInline
 class NodeCore: @unchecked Sendable {
     /// A stored node's version: bumped by 2 on every write that changes it (under the node's lock).

@@ -6,10 +6,10 @@ import Observation
 /// keeping the node itself (the notification list retains the relay, which holds nothing of the
 /// node's, so a node released meanwhile goes away as usual).
 @usableFromInline
-final class ObservationRelay: Observable, @unchecked Sendable {
+final class ObservationRelay: Observable, Sendable {
     @usableFromInline let registrar = ObservationRegistrar()
     /// Made once: a key path literal in the hot path would be instantiated on every read.
-    @usableFromInline let keyPath: KeyPath<ObservationRelay, Int> = \ObservationRelay.value
+    @usableFromInline let keyPath: KeyPath<ObservationRelay, Int> & Sendable = \ObservationRelay.value
 
     /// The member Observation is told about; it holds nothing.
     @usableFromInline var value: Int { 0 }

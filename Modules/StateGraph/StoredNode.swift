@@ -30,6 +30,7 @@ import Synchronization
 /// order) changes nothing either.
 ///
 /// Thread safety: reads and writes may come from any thread. The node is `Sendable` when its value is.
+// @unchecked Sendable: `value`, `didSetHandler` and `outsideChangeHandler` are only touched under `lock` (word-sized values go through the atomic `bits`, versioned by `core.state`); the rest are constants
 public final class StoredNode<Value, S: Storage<Value>>: @unchecked Sendable {
     /// The name given at creation (the property's name for `@GraphStored`), for descriptions.
     public var name: String { core.name }

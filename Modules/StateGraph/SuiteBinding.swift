@@ -5,6 +5,7 @@ import Synchronization
 
 /// How a stored node keeps its value under one key of a suite: encoding, decoding, the last value the
 /// suite held, and the lock that keeps the node's memory and the file in the same order.
+// @unchecked Sendable: `lastEncoded`, `lastError`, `unwritten` and `removalPending` are only touched under `writeLock`; the rest are constants (`encode`/`decode` keep no state)
 @usableFromInline
 final class SuiteBinding<Value>: @unchecked Sendable {
     let entry: SuiteEntry

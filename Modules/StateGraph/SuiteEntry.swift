@@ -20,6 +20,7 @@ protocol SuiteListener: AnyObject {
 ///
 /// Entries are shared through a registry of weak references: the nodes keep their entry alive, and
 /// when the last node goes, the entry stops watching.
+// @unchecked Sendable: `listeners` and `watcher` are only touched under `lock` (and by `deinit`); `suite` is `Sendable` and `writes` atomic
 final class SuiteEntry: @unchecked Sendable {
     let suite: DefaultsSuite
     /// How many times a node wrote to the suite (a set that changed nothing on disk still counts).
@@ -79,7 +80,7 @@ final class SuiteEntry: @unchecked Sendable {
 
     // MARK: Registry
 
-    private struct WeakEntry: @unchecked Sendable {
+    private struct WeakEntry: Sendable {
         weak var entry: SuiteEntry?
     }
 

@@ -16,7 +16,7 @@ struct CollectionStoreStep: TourStep {
         var back: String
     }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         // A folder that does not exist yet: the first write creates it.
         let folder = context.folder.appendingPathComponent("Documents/flashcards")
         let cards = DataPersistence<Card>(filename: "cards.plist", directory: .folder(folder))

@@ -13,7 +13,7 @@ struct DocumentStoreStep: TourStep {
     /// The argument that makes the tour run the `shapes` command instead (the second process).
     static let childFlag = "--shapes-child"
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         let folder = context.folder.appendingPathComponent("store")
         let persistence = try ShapesStore.open(folder: folder)
 

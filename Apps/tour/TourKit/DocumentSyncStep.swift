@@ -19,7 +19,7 @@ struct DocumentSyncStep: TourStep {
         .deletingLastPathComponent()   // the package
         .appendingPathComponent("ci/postgres")
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/15/bin/initdb"),
               FileManager.default.fileExists(atPath: Self.script.path) else {
             context.say("PostgreSQL 15 is not installed, so this step is skipped. To run it: `bash ci/postgres install`")
@@ -43,7 +43,7 @@ struct DocumentSyncStep: TourStep {
 
         var configuration = DocumentSync.Configuration(address: address, schema: "tour_shapes")
         let syncOne = try DocumentSync(persistence: one, configuration: configuration)
-        let first = try Self.wait { try await syncOne.run() }
+        let first = try await syncOne.run()
         context.say("folder one, in this process: \(first)")
         // Folder two syncs as a second process, `shapes sync`, its password in PGPASSWORD (never on the command line).
         let plain = "postgres://\(address.user)@\(address.host):\(address.port)/\(address.database)"
@@ -55,16 +55,16 @@ struct DocumentSyncStep: TourStep {
         configuration.maximumInterval = .seconds(60)
         let continuous = try DocumentSync(persistence: one, configuration: configuration)
         let statuses = continuous.start()
-        let drained = Task { for await _ in statuses {} }
+        let drained = Task.detached { for await _ in statuses {} }
         let late = try ShapesStore.open(folder: twoFolder)
         let circle = Circle(radius: 5)
         try late.save(circle)
         let lateSync = try DocumentSync(persistence: late, configuration: configuration)
-        _ = try Self.wait { try await lateSync.run() }
+        _ = try await lateSync.run()
         _ = waitFor(seconds: 30, every: 20) { (try? one.snapshot(circle.identifier)) != nil }
         try check(try one.snapshot(circle.identifier) != nil, "the continuous replicator did not pull the new circle")
         context.say("folder two added a circle of radius 5; folder one's continuous replicator pulled it")
-        Self.wait { await continuous.stop() }
+        await continuous.stop()
         drained.cancel()
 
         let reopened = try ShapesStore.open(folder: twoFolder)
@@ -110,28 +110,4 @@ struct DocumentSyncStep: TourStep {
         try check(exited && (status >> 8) & 0xff == 0, "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         return text
     }
-
-    /// Runs async work from this synchronous step (the work runs on the cooperative pool; this thread waits).
-    static func wait<R: Sendable>(_ work: @escaping @Sendable () async throws -> R) throws -> R {
-        let box = ResultBox<R>()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            do { box.set(.success(try await work())) } catch { box.set(.failure(error)) }
-            done.signal()
-        }
-        done.wait()
-        return try box.get()
-    }
-
-    static func wait(_ work: @escaping @Sendable () async -> Void) {
-        _ = try? wait { () async throws -> Int in await work(); return 0 }
-    }
-}
-
-/// The outcome of async work, handed from its task to the waiting thread.
-final class ResultBox<R: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: Result<R, any Error>?
-    func set(_ value: Result<R, any Error>) { lock.withLock { result = value } }
-    func get() throws -> R { try lock.withLock { result! }.get() }
 }

@@ -20,7 +20,7 @@ struct FileStorageKitStep: TourStep {
         var count: Int
     }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         // Every folder under the step's own folder: `root:` beats PERSISTENCE_TOOLKIT_ROOT and $HOME.
         let dirs = AppDirectories(appName: "tour", root: context.folder)
         let support = try dirs.applicationSupport(creating: true)

@@ -13,7 +13,7 @@ struct ManagedStorageStep: TourStep {
     /// The argument that makes the tour run the `orders` command instead (the second process).
     static let childFlag = "--orders-child"
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         try openVersion1Store(context)
         let folder = context.folder.appendingPathComponent("store")
         let json = context.file("orders.json")
@@ -37,9 +37,7 @@ struct ManagedStorageStep: TourStep {
         // A second process: this program again, running `orders set-status` on the same store.
         let child = try runChild(context, ["set-status", "--folder", folder.path, "\(target)", "completed"])
         context.say("another process: orders set-status \(target) completed → \(child.trimmingCharacters(in: .newlines))")
-        let seen = MainActor.assumeIsolated {
-            manager.viewStorage.firstObject(ofType: Order.self, matching: #Predicate { $0.orderID == target })?.status
-        }
+        let seen = manager.viewStorage.firstObject(ofType: Order.self, matching: #Predicate { $0.orderID == target })?.status
         context.say("this process's viewStorage reads #\(target): \(seen ?? "nothing")")
         try check(seen == "completed", "the other process's update was not seen")
 

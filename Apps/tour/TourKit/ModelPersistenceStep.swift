@@ -28,7 +28,7 @@ struct ModelPersistenceStep: TourStep {
         var visits: Int
     }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         // Every model used inside stores its file in the step's folder; nothing process-wide changes.
         try PersistenceLocation.$folder.withValue(context.folder) {
             let settings = try firstUse(context)

@@ -51,7 +51,7 @@ struct PlistCodecStep: TourStep {
         Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<56).map { $0 &* 37 &+ seed })
     }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         let library = Self.sample
         context.say("sample: \"\(library.name)\" with \(library.books.count) books")
 

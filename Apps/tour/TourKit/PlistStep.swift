@@ -24,7 +24,7 @@ struct PlistStep: TourStep {
 
     /// Runs `plist arguments` in-process, capturing its output.
     func plist(_ arguments: [String], _ context: TourContext) -> Run {
-        final class Buffers: @unchecked Sendable { var output = Data(); var errors = Data() }
+        final class Buffers { var output = Data(); var errors = Data() }  // the closures run synchronously, on this thread
         let buffers = Buffers()
         let status = PlistTool.run(arguments: arguments, standardInput: { Data() },
                                    standardOutput: { buffers.output += $0 }, standardError: { buffers.errors += $0 })
@@ -39,7 +39,7 @@ struct PlistStep: TourStep {
         if all.count > lines { context.say("  ... (\(all.count - lines) more lines)") }
     }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         let file = context.file("Info.plist")
         var encoder = PlistEncoder()
         encoder.outputFormat = .binary

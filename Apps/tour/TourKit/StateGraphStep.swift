@@ -37,7 +37,7 @@ struct StateGraphStep: TourStep {
     var name: String { "StateGraph" }
     var summary: String { "@GraphStored / @GraphComputed: lazy cached nodes, a diamond, tracking, suites, outside writes" }
 
-    func run(_ context: TourContext) throws {
+    @MainActor func run(_ context: TourContext) async throws {
         try GraphStorageLocation.$folder.withValue(context.folder) {
             try GraphStorageLocation.$standardSuiteName.withValue("tour") {
                 let model = TourConfiguration()

@@ -52,7 +52,7 @@ public enum Tour {
             return 1
         }
         streams.print("tour: data folder \(dataFolder.path)")
-        let failed = runSteps(TourSteps.all, in: dataFolder, streams: streams, program: program)
+        let failed = await runSteps(TourSteps.all, in: dataFolder, streams: streams, program: program)
         return failed == 0 ? 0 : 1
     }
 
@@ -65,21 +65,22 @@ public enum Tour {
 
     /// Runs `steps` in order, each in its own folder inside `dataFolder`, prints a summary, and
     /// returns how many failed. A failed step does not stop the others.
-    static func runSteps(_ steps: [any TourStep], in dataFolder: URL, streams: CommandStreams, program: URL) -> Int {
+    @MainActor
+    static func runSteps(_ steps: [any TourStep], in dataFolder: URL, streams: CommandStreams, program: URL) async -> Int {
         var outcomes: [(name: String, error: (any Error)?, seconds: Double)] = []
         let clock = ContinuousClock()
         for (number, step) in steps.enumerated() {
             streams.print("\n== \(number + 1)/\(steps.count) \(step.name): \(step.summary)")
             var failure: (any Error)?
-            let elapsed = clock.measure {
-                do {
-                    let folder = dataFolder.appendingPathComponent(step.name, isDirectory: true)
-                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    try step.run(TourContext(folder: folder, streams: streams, program: program))
-                } catch {
-                    failure = error
-                }
+            let started = clock.now
+            do {
+                let folder = dataFolder.appendingPathComponent(step.name, isDirectory: true)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try await step.run(TourContext(folder: folder, streams: streams, program: program))
+            } catch {
+                failure = error
             }
+            let elapsed = clock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             if let failure { streams.print("  FAILED: \(describe(failure))") }
             outcomes.append((step.name, failure, seconds))

@@ -10,8 +10,9 @@ protocol TourStep: Sendable {
     var name: String { get }
     /// One sentence saying what the step shows.
     var summary: String { get }
-    /// Runs the scenario; throws to report failure. Must not crash on failure.
-    func run(_ context: TourContext) throws
+    /// Runs the scenario on the main actor; throws to report failure. Must not crash on failure. A
+    /// step that has async work awaits it here (the main actor is free while it waits).
+    @MainActor func run(_ context: TourContext) async throws
 }
 
 /// What a step gets to work with: its own empty folder, where to print, and the program that runs

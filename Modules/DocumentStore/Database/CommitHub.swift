@@ -7,6 +7,7 @@ import SQLiteSupport
 /// and, while anyone listens, within one poll interval for other connections' and processes' (the
 /// shared `DataVersionPoller`, which reads its baseline when the first subscriber arrives, before that
 /// subscriber's first query: a commit between the two is still a change).
+// @unchecked Sendable: `subscribers` and `nextID` are only touched under `lock`; `poller` is set once in `init` and only read after
 final class CommitHub: @unchecked Sendable {
     private let lock = Lock()
     private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]

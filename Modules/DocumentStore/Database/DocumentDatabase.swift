@@ -15,7 +15,7 @@ import Synchronization
 ///   not the winner keep a body;
 /// - `changes`: the feed, one row per written revision in commit order (indexed by document and revision);
 /// - `checkpoints`: named values a replicator writes in the same transaction as the documents.
-final class DocumentDatabase: @unchecked Sendable {
+final class DocumentDatabase: Sendable {
     let pool: DatabasePool
     let path: String
     let configuration: PersistenceConfiguration

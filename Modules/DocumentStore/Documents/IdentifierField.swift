@@ -27,6 +27,7 @@ enum IdentifierField {
 
     /// The byte offset of the stored `identifier: String` in instances of a class (superclasses
     /// included), found once per class.
+    // @unchecked Sendable: `offsets` is only touched under `lock`
     private final class OffsetCache: @unchecked Sendable {
         private let lock = Lock()
         private var offsets: [ObjectIdentifier: Int?] = [:]

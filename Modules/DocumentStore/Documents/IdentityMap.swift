@@ -11,6 +11,7 @@ import Darwin
 /// Entries hold their objects weakly, so the map never keeps a document alive; an entry whose object
 /// is gone counts as absent (exactly as if it were not there) and is swept out when the table would
 /// grow. The entries are an ``IdentifierTable`` read in place, each operation under one lock.
+// @unchecked Sendable: `entries` is only touched under `lock`
 final class IdentityMap: @unchecked Sendable {
     /// Stored in the table and read there, never copied out (a weak reference's copy costs
     /// atomic operations on the object's side table).

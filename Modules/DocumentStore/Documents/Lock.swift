@@ -7,6 +7,7 @@ import Darwin
 
 /// A mutex for state that holds non-`Sendable` references (the identity map's weak objects), which
 /// `Synchronization.Mutex` cannot hand out of its closure.
+// @unchecked Sendable: the mutex pointer is a constant, allocated in `init`; the pthread mutex it points at is itself thread-safe
 final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

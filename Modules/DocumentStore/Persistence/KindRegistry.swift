@@ -4,6 +4,7 @@ import FileStorageKit
 import GRDB
 
 /// Document kinds and the types that load them.
+// @unchecked Sendable: `types` is only touched under `lock`
 final class KindRegistry: @unchecked Sendable {
     private let lock = Lock()
     private var types: [String: any Persistable.Type] = [:]

@@ -7,6 +7,7 @@ import GRDBSQLite
 ///
 /// It is bound to the task-local ``current`` while the transaction's body runs, so the saves, loads and
 /// queries that the objects' own code makes inside it join it instead of starting their own.
+// @unchecked Sendable: used only by its write transaction, on the writer, while the transaction's synchronous body runs (`Sendable` only to be the task-local `current`)
 final class WriteContext: @unchecked Sendable {
     struct Written {
         let object: AnyObject

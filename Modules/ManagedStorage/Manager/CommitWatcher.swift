@@ -22,6 +22,7 @@ import Synchronization
 /// after the last one read were trimmed; when the log's last sequence went back (a store restored
 /// from a copy); when a writer logged that an unlogged commit came right before its own; or when an
 /// entry does not decode.
+// @unchecked Sendable: `state` is a `Mutex`; `poller` is set once in `init` and only read after; the rest are `Sendable` constants
 final class CommitWatcher: @unchecked Sendable {
     private struct State {
         /// The writer connection's data version when the watcher last read.

@@ -6,7 +6,7 @@ import Foundation
 /// It holds no objects and no transaction of its own, so one instance may be shared by every thread
 /// (WooCommerce's stores keep it in a property); which storage it means is decided per call from
 /// ``StorageBinding``.
-final class DerivedStorage: StorageType, @unchecked Sendable {
+final class DerivedStorage: StorageType, Sendable {
     private let owner: ObjectIdentifier
     /// Runs a block as one write operation of the owner, binding the storage, and returns after it.
     private let run: @Sendable (@escaping (StorageType) -> Void) -> Void
@@ -96,6 +96,7 @@ final class DerivedStorage: StorageType, @unchecked Sendable {
 }
 
 /// Carries a block's deferred closures from the writer back to the thread waiting for it.
+// @unchecked Sendable: `closures` is written on the writer inside `run`, and read only after `run` returned (it waits for the block), never at the same time
 private final class AfterCommitBox: @unchecked Sendable {
     var closures: [() -> Void] = []
 }

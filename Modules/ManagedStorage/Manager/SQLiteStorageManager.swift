@@ -23,6 +23,7 @@ import SQLiteSupport
 /// damaged (`SQLITE_CORRUPT`/`SQLITE_NOTADB`, or a failed `quick_check`), moves it aside with its
 /// `-wal`/`-shm` files and starts a new one, reporting ``StorageError/corruptStoreMovedAside(file:movedTo:cause:)``.
 /// Everything else that prevents opening is a thrown ``StorageError``; nothing traps.
+// @unchecked Sendable: every field is a constant but `derivedStorage`, set once at the end of `init` before `self` is shared; `viewContext` is used only on the main actor and `writerStatements` only on `writerQueue`
 public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable {
     /// The store file (for an in-memory manager, `memory:///<name>.sqlite`, which is no file: see
     /// ``inMemory(model:name:)``).

@@ -7,6 +7,7 @@ import Foundation
 /// storage, for the block's duration only. A binding answers only on the thread that made it: a task
 /// started inside a block inherits task-local values, and must not reach the block's storage from
 /// another thread.
+// @unchecked Sendable: `storage` and `deferred` are used only on the thread that made the binding (`isOnThisThread`); `Sendable` only to be a task-local
 final class StorageBinding: @unchecked Sendable {
     let owner: ObjectIdentifier
     let storage: StorageType
@@ -64,6 +65,7 @@ final class StorageBinding: @unchecked Sendable {
 }
 
 /// A block that is not `Sendable`, carried to the writer while its caller waits for it to finish.
+// @unchecked Sendable: the block runs on the writer while its caller waits for it, so it never runs alongside the caller's use of what it captures
 struct UncheckedBlock: @unchecked Sendable {
     let run: (StorageType) -> Void
 

@@ -29,6 +29,7 @@ struct PropertySchema {
 }
 
 /// An entity's table: its columns in property order, and how to make its objects.
+// @unchecked Sendable: `properties` and `incoming` change only in `ResolvedModel.link` (before the model is shared) and its `deinit`; every other field is a constant, `make` keeps no state
 final class EntitySchema: @unchecked Sendable {
     let name: String
     var properties: [PropertySchema]

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Every entity of a model with its table layout and relationships resolved.
-final class ResolvedModel: @unchecked Sendable {
+final class ResolvedModel: Sendable {
     let entities: [EntitySchema]
     let byName: [String: EntitySchema]
 

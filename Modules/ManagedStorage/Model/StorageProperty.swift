@@ -75,6 +75,7 @@ enum PropertyKind {
 }
 
 /// An attribute's column, with its type's conversions erased.
+// @unchecked Sendable: immutable; `accepts` and `describe` capture only the attribute's type and keep no state (`valueRule` is never `.decoder`)
 struct AttributeInfo: @unchecked Sendable {
     let columnType: StorageColumnType
     let isOptional: Bool
@@ -143,6 +144,7 @@ struct AttributeInfo: @unchecked Sendable {
 }
 
 /// A relationship as declared: its target, its inverse if named, and its delete rule.
+// @unchecked Sendable: immutable; its only non-`Sendable` fields are a metatype and the inverse's key path, neither of which holds state
 struct RelationshipInfo: @unchecked Sendable {
     let target: any StorageEntity.Type
     let targetName: String

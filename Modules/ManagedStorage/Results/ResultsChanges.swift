@@ -130,6 +130,7 @@ public struct ResultsChanges: Sendable, Equatable {
 ///     print(section.name, section.numberOfObjects)
 /// }
 /// ```
+// @unchecked Sendable: `made` is only touched under `lock`, and `make` only runs under it; the rest are constants
 public final class ResultsSectionInfo<Object: Sendable>: @unchecked Sendable {
     /// The section's name: the section key's value as text (`""` for `nil`, and for results without
     /// sections).

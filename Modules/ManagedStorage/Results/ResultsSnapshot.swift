@@ -76,7 +76,7 @@ extension SQLiteStorageManager {
 }
 
 /// Keeps one sequence's results and read-only copies; used only by its task.
-private final class SnapshotProducer<Entity: StorageEntity>: @unchecked Sendable {
+private final class SnapshotProducer<Entity: StorageEntity> {
     private let live: LiveResults<Entity>
     private var copies: [Int64: Entity.ReadOnly] = [:]
 

@@ -9,6 +9,7 @@ import Foundation
 /// It reads what `PropertyListDecoder` reads: the string `$null` decodes as `nil`, numbers convert
 /// between integer and real kinds when the value fits exactly, and dictionary keys match by Swift
 /// string equality.
+// @unchecked Sendable: a value type; its one non-`Sendable` field, `userInfo`, is only handed to the types' own `init(from:)`, never changed by the decoder (as Foundation's `PropertyListDecoder`)
 public struct PlistDecoder: @unchecked Sendable {
     /// Contextual information for `init(from:)` implementations.
     public var userInfo: [CodingUserInfoKey: Any] = [:]

@@ -12,6 +12,7 @@ import Foundation
 /// `0.0` and `-0.0` are kept apart, strings that differ only in Unicode normalization are kept apart,
 /// and the entries of a `Dictionary` whose keys are not `String` are sorted (by key for `Int` and
 /// `CodingKeyRepresentable` keys, by the keys' encoded bytes otherwise).
+// @unchecked Sendable: a value type; its one non-`Sendable` field, `userInfo`, is only handed to the values' own `encode(to:)`, never changed by the encoder (as Foundation's `PropertyListEncoder`)
 public struct PlistEncoder: @unchecked Sendable {
     /// The output format: `.binary` (the default) or `.xml`. `.openStep` cannot be written.
     public var outputFormat: PlistFormat = .binary

@@ -12,6 +12,7 @@
 ///     }
 /// }
 /// ```
+// @unchecked Sendable: a value type; the process's one copy lives in `ComputedEnvironmentStorage` and is only read or changed under its lock
 public struct ComputedEnvironmentValues: @unchecked Sendable {
     private var storage: [ObjectIdentifier: Any] = [:]
 

@@ -12,6 +12,7 @@ public enum StateGraphGlobal {
 
 /// The lock around the process's ``ComputedEnvironmentValues`` (swift-state-graph declares it as
 /// Apple's `OSAllocatedUnfairLock`, which Linux lacks; `withLock` is called the same way).
+// @unchecked Sendable: `values` is only touched under `lock`
 public final class ComputedEnvironmentStorage: @unchecked Sendable {
     private let lock = Mutex<Void>(())
     nonisolated(unsafe) private var values = ComputedEnvironmentValues()

@@ -20,7 +20,7 @@ public actor NodeStore {
     static let registering = Atomic<Bool>(false)
     private static let entries = Mutex<[WeakCore]>([])
 
-    private struct WeakCore: @unchecked Sendable {
+    private struct WeakCore: Sendable {
         weak var core: NodeCore?
     }
 

@@ -3,10 +3,9 @@ import Foundation
 /// How a node keeps its value in a ``Storage`` of the program's own (not ``InMemoryStorage`` or
 /// ``UserDefaultsStorage``): every set that changes the node goes to the storage, and the storage's
 /// reports of outside changes come back to the node.
+// @unchecked Sendable: `storage`, `node`, `writing` and `reloadPending` are only touched under `lock`
 @usableFromInline
 final class CustomStorageBinding<Value, S: Storage<Value>>: @unchecked Sendable {
-    // `@unchecked Sendable`: `storage`, `node`, `writing` and `reloadPending` are only touched
-    // under `lock`.
     /// Held while a set or a reload changes the storage and the node, so both see one order.
     /// Recursive: a storage may report a change from inside its own setter, on the setting thread.
     private let lock = NSRecursiveLock()

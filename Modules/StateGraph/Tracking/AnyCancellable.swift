@@ -22,7 +22,7 @@ public protocol Cancellable {
 /// }
 /// .store(in: &cancellables)
 /// ```
-public final class AnyCancellable: Cancellable, Hashable, @unchecked Sendable {
+public final class AnyCancellable: Cancellable, Hashable, Sendable {
     private let action = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// A token that calls `cancel` once, when cancelled or released.

@@ -31,6 +31,7 @@ public func withGraphObservationTracking<T>(_ apply: () throws -> T, onChange: @
 }
 
 /// An observer that fires once and then lets go of the nodes it watched.
+// @unchecked Sendable: `fired` and `dependencies` are only touched under `state`; `onChange` is `@Sendable`
 final class OneShotObserver: @unchecked Sendable {
     private let onChange: @Sendable () -> Void
     private let state = Mutex<Void>(())

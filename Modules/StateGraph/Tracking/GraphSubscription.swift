@@ -14,6 +14,7 @@ import Synchronization
 ///     print("display name:", name)
 /// }
 /// ```
+// @unchecked Sendable: every `nonisolated(unsafe)` field is only touched under `lock` (`firstValue` is set in `init`, before the subscription is shared); `apply` and `onChange` are `@Sendable`
 public final class GraphSubscription<Value>: @unchecked Sendable {
     private let apply: @Sendable () -> Value
     private let onChange: @Sendable (Value) -> Void

@@ -151,6 +151,7 @@ public struct GraphTrackings<Element: Sendable, Failure: Error>: AsyncSequence, 
 
 /// One iterator's observer: the nodes its last run read watch it (weakly), and a change wakes the
 /// waiting `next()`, or marks the state dirty so the next `next()` does not wait.
+// @unchecked Sendable: every `nonisolated(unsafe)` field (waiters, ids, flags, dependencies) is only touched under `lock`
 final class TrackingsState: @unchecked Sendable {
     /// The state whose closure runs now in this task (a write it makes wakes nobody).
     @TaskLocal static var running: TrackingsState?

@@ -9,6 +9,7 @@ import Synchronization
 /// change during a run makes it go round again. A run first cancels the scopes the previous run made
 /// inside it (it makes them again as it goes). Cancelling a scope cancels its children, lets go of
 /// its body (and everything the body holds) at once, and leaves the nodes it watched.
+// @unchecked Sendable: every `nonisolated(unsafe)` field is only touched under `lock`; `body` is taken out under it and runs on the scope's isolation, one run at a time
 final class TrackingScope: @unchecked Sendable {
     /// The scope whose body runs now in this task or thread (`nil` outside any).
     @TaskLocal static var current: TrackingScope?

@@ -16,8 +16,7 @@ import Synchronization
 /// suite then, writes every set that changes what the suite holds, and takes every change another
 /// writer (another suite instance, another process) makes to the key, as ``StoredNode``'s
 /// `init(name:backing:defaultValue:)` describes.
-// `@unchecked Sendable`: every stored property is a constant set in `init`; `value` goes through the
-// suite, which is safe to use from any thread.
+// @unchecked Sendable: every field is a constant set in `init` but `memoryValue`, only touched under `memory`; `value` goes through the suite, which is safe from any thread
 public final class UserDefaultsStorage<Value: Codable>: Storage, @unchecked Sendable {
     /// The suite's entry, or `nil` for a storage made with `.memory`.
     let entry: SuiteEntry?

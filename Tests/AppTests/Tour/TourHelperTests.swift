@@ -131,7 +131,7 @@ import TestSupport
     @Test @MainActor func stepsRunInProcessAndAFailureIsReportedNotFatal() async throws {
         let temp = try TemporaryFolder(prefix: "tour-steps")
         let (streams, captured) = CommandStreams.capturing()
-        let failed = Tour.runSteps([PlistCodecStep(), FailingStep(), PlistStep()], in: temp.url, streams: streams,
+        let failed = await Tour.runSteps([PlistCodecStep(), FailingStep(), PlistStep()], in: temp.url, streams: streams,
                                    program: Tour.currentProgram)
         #expect(failed == 1, "\(captured.output)")
         let lines = captured.outputLines
