@@ -1,12 +1,15 @@
+import FileStorageKit
 import Foundation
 import Synchronization
 
 /// Where a manager's errors, changes and resets go: a handler, any number of async streams, and
 /// standard error when nothing listens for errors.
 ///
-/// Change streams never lose a change: each has a ``ChangeMailbox`` that, when its consumer falls
-/// more than ``changeBufferCapacity`` changes behind, folds what waits into one
-/// ``StorageChanges/overflowed`` change (refetch). Error and reset streams keep the newest 1,000 errors
+/// Change streams never lose a change: each has a mailbox (FileStorageKit's `EventMailbox`) that, when
+/// its consumer falls more than ``changeBufferCapacity`` changes behind, folds what waits into one
+/// ``StorageChanges/overflowed`` change (refetch): that refetch reads the database as it is, which
+/// includes every folded commit, so memory stays bounded and the consumer always learns that it
+/// missed something. A reset among the folded changes stays a reset. Error and reset streams keep the newest 1,000 errors
 /// and 100 resets: an error report may be lost to a consumer that far behind, a reset never is (the
 /// newest one stands for the others, and the change stream carries it too).
 final class StorageEventHub: Sendable {
@@ -15,7 +18,7 @@ final class StorageEventHub: Sendable {
 
     /// A change stream's mailbox, held weakly: the stream owns it.
     private struct WeakMailbox {
-        weak var mailbox: ChangeMailbox?
+        weak var mailbox: EventMailbox<StorageChanges>?
     }
 
     /// The open streams of one kind of event.
@@ -80,18 +83,28 @@ final class StorageEventHub: Sendable {
     }
 
     func errors() -> AsyncStream<StorageError> { subscribe(\.errors, buffering: 1000) }
-    /// A stream of every change published from now on; see ``ChangeMailbox`` for a consumer that is behind.
+    /// A stream of every change published from now on; a consumer that is behind gets an overflow change.
     func changes() -> AsyncStream<StorageChanges> {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
-        let mailbox = ChangeMailbox(capacity: changeCapacity) { [weak self] in
+        let mailbox = EventMailbox<StorageChanges>(capacity: changeCapacity, fold: Self.fold)
+        // The hub forgets the mailbox when its consumer cancels.
+        mailbox.bind(ChangeSubscription { [weak self] in
             self?.state.withLock { _ = $0.changes.removeValue(forKey: id) }
-        }
+        })
         state.withLock { $0.changes[id] = WeakMailbox(mailbox: mailbox) }
         return mailbox.stream()
     }
+    /// Every waiting change, the newest last, as one overflow change through the newest (a reset
+    /// among them stays a reset: results report it as one, not as deletions).
+    @Sendable private static func fold(_ waiting: [StorageChanges]) -> [StorageChanges] {
+        var folded = StorageChanges.overflow(through: waiting.last?.sequence ?? 0)
+        for change in waiting { folded.resetEntities.formUnion(change.resetEntities) }
+        return [folded]
+    }
+
     func resets() -> AsyncStream<Void> { subscribe(\.resets, buffering: 100) }
 
     /// A new stream registered in `subscribers`, removed again when it ends.
