@@ -62,7 +62,9 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
         case .invalidRoleName(let name): "\"\(name)\" is not a valid role name (lowercase letters, digits and _ only)"
         case .serverUnavailable(let address, let cause): "PostgreSQL at \(address) is unavailable: \(cause)"
         case .authenticationFailed(let address, let user, let cause):
-            "PostgreSQL at \(address) refused user \(user): \(cause) (the password comes from the API, PGPASSWORD or ~/.pgpass)"
+            cause.localizedCaseInsensitiveContains("certificate")
+                ? "PostgreSQL at \(address) refused user \(user): \(cause) (the client certificate's common name must be the role's name, signed by the server's ssl_ca_file)"
+                : "PostgreSQL at \(address) refused user \(user): \(cause) (the password comes from the API, PGPASSWORD or ~/.pgpass)"
         case .serverSchemaNewer(let schema, let found, let supported):
             "schema \(schema) on the server has version \(found); this program knows versions up to \(supported)"
         case .serverSchemaMissing(let schema):

@@ -66,6 +66,16 @@ package enum ServerSchema {
             FROM \(s).documents AS d
             LEFT JOIN \(s).revisions AS r ON r.document = d.id AND r.revision = d.winner
             """,
+            // Tables added to a schema after its users' scripts ran (`GRANT … ON ALL TABLES` covers only
+            // the tables of that moment): the replica group, when there is one, gets them too.
+            """
+            DO $$ BEGIN
+                IF EXISTS (SELECT FROM pg_roles WHERE rolname = '\(replicaRole(schema: name))') THEN
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(s) TO "\(replicaRole(schema: name))";
+                    GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO "\(replicaRole(schema: name))";
+                END IF;
+            END $$
+            """,
         ]
     }
 
