@@ -24,12 +24,13 @@ extension Replication {
             guard last > position else { break }
             // Settled before the push checkpoint: pushed, or from the server (read before the transaction);
             // and what the server holds now of the purged documents (made again since, or not).
-            let settled = purges.isEmpty ? 0 : try await resume(.push).position
-            let current = purges.isEmpty ? [] : try await server.revisions(of: purges.map(\.identifier))
+            let purged = purges.map(\.identifier)
+            let settled = purged.isEmpty ? 0 : try await resume(.push).position
+            let current = purged.isEmpty ? [] : try await server.revisions(of: purged)
             if full { for row in rows { onServer.insert(row.identifier) } }
             let known = try persistence.knownRevisions(rows.map { ($0.identifier, $0.revision) })
             // A purged document's copy may be removed before the page's revisions go in: send them all.
-            let purgedHere = Set(purges.map(\.identifier))
+            let purgedHere = Set(purged)
             var revisions: [ForeignRevision] = []
             var conflicted = Set<String>()
             var leavesByDocument: [String: Int] = [:]
@@ -40,10 +41,10 @@ extension Replication {
                 revisions.append(try row.verified())
             }
             let next = history.adding(last)
-            let (inserted, purged, pushed) = try apply(revisions, purging: purges.map(\.identifier), settledUpTo: settled,
-                                                       serverHolds: current, pull: next)
+            let (inserted, removed, pushed) = try apply(revisions, purging: purged, settledUpTo: settled,
+                                                        serverHolds: current, pull: next)
             report.pulledRevisions += inserted
-            report.purgedLocally += purged
+            report.purgedLocally += removed
             try await server.setCheckpoint(next, .pull, of: identity, waitForDisk: false)
             if let pushed { try await server.setCheckpoint(pushed, .push, of: identity, waitForDisk: true) }
             if let resolver = configuration.conflictResolver {

@@ -49,11 +49,7 @@ final class CustomStorageBinding<Value, S: Storage<Value>>: @unchecked Sendable 
         let reportedMeanwhile = lock.withLock { () -> Bool in
             // The node first: it compares (once), and its change is delivered only after the lock.
             guard node.store(newValue, notifying: &notifications) else { return false }
-            writing = true
-            storage.value = newValue
-            writing = false
-            defer { reloadPending = false }
-            return reloadPending
+            return giveStorage(newValue)
         }
         notifications.deliver(on: EvaluationThread.current)
         notifications.discard()
@@ -63,14 +59,17 @@ final class CustomStorageBinding<Value, S: Storage<Value>>: @unchecked Sendable 
 
     /// Sets the storage's value to what the node already holds (`unsafeModify` changed it in place).
     func writeQuietly(_ value: Value) {
-        let reportedMeanwhile = lock.withLock { () -> Bool in
-            writing = true
-            storage.value = value
-            writing = false
-            defer { reloadPending = false }
-            return reloadPending
-        }
-        if reportedMeanwhile { reload() }
+        if lock.withLock({ giveStorage(value) }) { reload() }
+    }
+
+    /// Under `lock`: sets the storage's value; returns whether the storage reported a change from
+    /// inside its setter (to be read once the lock is released).
+    private func giveStorage(_ value: Value) -> Bool {
+        writing = true
+        storage.value = value
+        writing = false
+        defer { reloadPending = false }
+        return reloadPending
     }
 
     /// The storage called `notifyStorageUpdated()`: the node takes its value now, or once the set in
