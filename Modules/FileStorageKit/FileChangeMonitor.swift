@@ -101,6 +101,10 @@ public final class FileChangeMonitor: Sendable {
         return counter.external.load(ordering: .acquiring)
     }
 
+    /// How many close-after-write events named the file (inotify only; 0 when polling). Tests that
+    /// hold an own write to zero reads skip a window in which this moved: see `ChangeCounter.closeWrites`.
+    var closeWriteEvents: Int { counter?.closeWrites.load(ordering: .acquiring) ?? 0 }
+
     /// The counter a `DurableFile` write through this monitor's document announces its rename to, so
     /// the event it raises counts as the document's own (`nil` without inotify, and once the watch is
     /// lost: no event would ever match the announcement).
@@ -169,6 +173,12 @@ final class ChangeCounter: Sendable {
     @usableFromInline let value = Atomic<UInt64>(0)
     /// The bumps that were not the owner's own writes (`bumpOwn`): every bump but those.
     let external = Atomic<UInt64>(0)
+    /// Close-after-write events that named the file, counted before their bump: another process
+    /// writing it in place, or a late close of an own write's temporary file. A child process spawned
+    /// (by any thread) while a write's descriptor is open holds a copy until it calls `exec`; when that
+    /// comes after the rename, the last close happens in the child and the event names the file by
+    /// its new name. It counts as an outside change: one extra read, never a missed change.
+    let closeWrites = Atomic<Int>(0)
     /// Set when the kernel dropped the folder's watch (the folder was removed or unmounted).
     @usableFromInline let lost = Atomic<Bool>(false)
     /// Whether the counter waits in `ChangeDelivery`'s queue.

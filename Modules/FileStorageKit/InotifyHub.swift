@@ -188,7 +188,11 @@ final class InotifyHub: Sendable {
                         table[dropped] = nil
                     } else if let name {
                         let own = ownRename(name: name, mask: mask, cookie: cookie)
-                        table[wd]?.files[name]?.forEach { $0 === own ? $0.bumpOwn() : $0.bump() }
+                        let closedAfterWrite = mask & UInt32(IN_CLOSE_WRITE) != 0
+                        table[wd]?.files[name]?.forEach { counter in
+                            if closedAfterWrite { counter.closeWrites.add(1, ordering: .releasing) }
+                            counter === own ? counter.bumpOwn() : counter.bump()
+                        }
                     }
                 }
             }

@@ -24,6 +24,9 @@ struct SetCostTests {
             let reads = document.fileReadCount
             // The kernel's queue overflowing (other tests' events) makes every file count as changed.
             let overflows = InotifyHub.shared?.overflowMark()
+            // A child process (another test's) that inherited a write's temporary file and closes it
+            // after the rename counts as an outside change too: one more read each.
+            let lateCloses = document.monitor.closeWriteEvents
             let sets = 20
             for i in 1...sets {
                 let before = document.changeToken
@@ -35,7 +38,8 @@ struct SetCostTests {
             // One read per set under the lock, and at most one by the change thread while the set's
             // write finishes (a late delivery may add one more).
             if let overflows, InotifyHub.shared?.overflowed(since: overflows) == false {
-                #expect(document.fileReadCount - reads <= 2 * sets + 1)
+                let late = document.monitor.closeWriteEvents - lateCloses
+                #expect(document.fileReadCount - reads <= 2 * sets + 1 + late)
             }
             #expect(document.fileReadCount - reads >= sets)
             #expect(try storedDictionary(SomeModel.url)["string"] == .string("set \(sets)"))
