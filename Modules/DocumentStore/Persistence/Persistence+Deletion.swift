@@ -35,4 +35,21 @@ extension Persistence {
         }
         identityMap.removeAll()
     }
+
+    /// Deletes `object`'s document: a new revision that is a deletion (a tombstone the change feed and
+    /// replicas see). Loading the identifier then gives `nil`.
+    ///
+    /// - Throws: ``DocumentStoreError/conflict(_:)`` when the document changed since `object` was
+    ///   loaded or saved; ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/readOnly(file:)``,
+    ///   ``DocumentStoreError/busyTimeout(file:seconds:)`` (another process held the write lock),
+    ///   ``DocumentStoreError/corruptDatabase(file:cause:)``, ``DocumentStoreError/sqlite(code:message:sql:)``
+    ///   or ``DocumentStoreError/databaseDeleted(file:)`` when the file cannot be written.
+    public func delete(_ object: some Persistable) throws {
+        if let context = currentContext() {
+            try context.put(object, key: IdentifierKey(object.identifier), kind: type(of: object).kind, text: "{}",
+                            body: nil, deleted: true)
+        } else {
+            try transaction { try $0.delete(object) }
+        }
+    }
 }
