@@ -43,7 +43,7 @@ public func withGraphTracking(_ scope: () -> Void) -> AnyCancellable {
 /// }
 /// ```
 public func withGraphTrackingGroup(_ handler: @escaping () -> Void, isolation: isolated (any Actor)? = #isolation) {
-    startScope(handler, isolation: isolation)
+    TrackingScope.start(handler, isolation: isolation)
 }
 
 /// Keeps calling `onChange` with `applier`'s result, now and after every change of what it read, when
@@ -73,7 +73,7 @@ public func withGraphTrackingMap<Projection>(
     isolation: isolated (any Actor)? = #isolation
 ) {
     let box = FilterBox(filter)
-    startScope({
+    TrackingScope.start({
         if let value = box.filter.send(value: applier()) { onChange(value) }
     }, isolation: isolation)
 }
@@ -104,7 +104,7 @@ public func withGraphTrackingMap<Dependency: AnyObject, Projection>(
     isolation: isolated (any Actor)? = #isolation
 ) {
     let box = FilterBox(filter)
-    startScope({ [weak dependency] in
+    TrackingScope.start({ [weak dependency] in
         guard let dependency else {
             // The model is gone: so is everything this map could read. Stop, and let go of the closures.
             TrackingScope.current?.cancel()
@@ -120,11 +120,13 @@ private final class FilterBox<F: Filter> {
     init(_ filter: consuming F) { self.filter = filter }
 }
 
-/// Makes a group's or map's scope under the current one, runs it once, and attaches it.
-private func startScope(_ body: @escaping () -> Void, isolation: isolated (any Actor)?) {
-    guard let parent = TrackingScope.current else { return }
-    let scope = TrackingScope(body: body)
-    scope.deliver(on: isolation)
-    scope.run()
-    parent.addChild(scope)
+extension TrackingScope {
+    /// Makes a group's or map's scope under the current one, runs it once, and attaches it.
+    fileprivate static func start(_ body: @escaping () -> Void, isolation: isolated (any Actor)?) {
+        guard let parent = TrackingScope.current else { return }
+        let scope = TrackingScope(body: body)
+        scope.deliver(on: isolation)
+        scope.run()
+        parent.addChild(scope)
+    }
 }
