@@ -240,6 +240,36 @@ public final class DocumentSync: Sendable {
         return ServerSchema.userScript(user: user, schema: schema)
     }
 
+    /// The SQL that turns access control on for `schema`: channels computed from each document's body,
+    /// grants of channels to roles, and functions through which replicas read and write, so that each
+    /// replica sees and changes only what its login role may. For a DBA to review and run after
+    /// ``schemaScript(schema:)``, as the schema's owner or a superuser; see
+    /// <doc:UsersChannelsAndPermissions>.
+    ///
+    /// ```swift
+    /// print(try DocumentSync.accessScript(schema: "shapes_sync", channelFields: ["owner", "channels"]))
+    /// ```
+    ///
+    /// Then grant channels with SQL (`INSERT INTO shapes_sync.channel_grants(role, channel, writable)
+    /// VALUES ('alice', 'alice', true)`), and make each replica's role with ``userScript(user:schema:)``.
+    ///
+    /// - Parameters:
+    ///   - schema: The replication schema; the same name as ``Configuration/schema``.
+    ///   - channelFields: The top-level body fields whose string, or array of strings, are a document's
+    ///     channels; plain identifiers. A document whose body has none is in no channel: only a role
+    ///     granted channel `*` reads or writes it.
+    ///   - bodyLimit: The largest body the server accepts, in bytes of UTF-8 (1 MiB by default).
+    /// - Returns: The script, in one transaction (`BEGIN` to `COMMIT`); it can run again.
+    /// - Throws: ``DocumentSyncError/invalidSchemaName(_:)`` when `schema` or a field is not a plain
+    ///   identifier, or there is no field.
+    public static func accessScript(schema: String = "document_sync", channelFields: [String] = ["owner", "channels"],
+                                    bodyLimit: Int = 1 << 20) throws(DocumentSyncError) -> String {
+        guard ServerSchema.isValidName(schema) else { throw .invalidSchemaName(schema) }
+        for field in channelFields where !ServerSchema.isValidName(field) { throw .invalidSchemaName(field) }
+        guard !channelFields.isEmpty else { throw .invalidSchemaName("") }
+        return ServerAccess.script(schema: schema, channelFields: channelFields, bodyLimit: max(2, bodyLimit))
+    }
+
     /// Synchronizes once: pushes every local change, pulls every server change, resolves conflicts.
     ///
     /// ```swift

@@ -41,6 +41,10 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
     case local(DocumentStoreError)
     /// The synchronization was cancelled.
     case cancelled
+    /// The server refused what this replica sent, by a rule of its access control (see
+    /// <doc:UsersChannelsAndPermissions>): `rule` says which, and `document` names the document when
+    /// one was at fault. Nothing of the refused push was kept, and the local store is as it was.
+    case refused(document: String?, rule: String)
 
     /// Whether waiting and trying again may succeed without anyone changing anything.
     public var isTransient: Bool {
@@ -74,6 +78,8 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
         case .invalidRevision(let identifier, let revision, let reason): "document \(identifier), revision \(revision): \(reason)"
         case .local(let error): "local store: \(error)"
         case .cancelled: "synchronization cancelled"
+        case .refused(let document, let rule):
+            document.map { "the server refused document \($0): \(rule)" } ?? "the server refused: \(rule)"
         }
     }
 
@@ -85,6 +91,10 @@ public enum DocumentSyncError: Error, Sendable, Equatable, CustomStringConvertib
         if let error = error as? PSQLError {
             if let state = error.serverInfo?[.sqlState] {
                 let message = error.serverInfo?[.message] ?? "\(error.code)"
+                if state == ServerAccess.refusalState {
+                    let detail = error.serverInfo?[.detail]
+                    return .refused(document: detail?.isEmpty == false ? detail : nil, rule: message)
+                }
                 if state == "28P01" || state == "28000" {
                     return .authenticationFailed(address: address.description, user: address.user, cause: message)
                 }

@@ -4,11 +4,13 @@ import PostgresNIO
 
 extension PostgresReplicationServer {
     package func purgeHorizon() async throws -> Int64 {
-        Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
+        if access { return try await purgeHorizonChecked() }
+        return Int64(try await session.single(String.self, "SELECT value FROM \(unescaped: schema).meta WHERE key = 'purge_horizon'") ?? "0") ?? 0
     }
 
     package func purged(among identifiers: [String]) async throws -> Set<String> {
         guard purgeRecords, !identifiers.isEmpty else { return [] }
+        if access { return try await purgedChecked(among: identifiers) }
         return Set(try await session.rows("""
             SELECT DISTINCT id FROM \(unescaped: schema).purges WHERE id = ANY(\(identifiers)::text[])
             """, as: String.self))
@@ -16,6 +18,7 @@ extension PostgresReplicationServer {
 
     package func revisions(of identifiers: [String]) async throws -> Set<String> {
         guard !identifiers.isEmpty else { return [] }
+        if access { return try await revisionsChecked(of: identifiers) }
         let rows = try await session.rows("""
             SELECT document, revision FROM \(unescaped: schema).revisions WHERE document = ANY(\(identifiers)::text[])
             """, as: (String, String).self)
@@ -32,6 +35,7 @@ extension PostgresReplicationServer {
             let full = Set(rows.map(\.sequence)).count >= limit
             let upper: Int64? = full ? rows.last?.sequence : nil
             let kinds: [String]? = kinds.map { Array($0).sorted() }
+            if access { return FeedPage(rows: rows, purges: try await purgesChecked(after: position, upTo: upper, kinds: kinds)) }
             let purges = try await session.rows("""
                 SELECT sequence, id FROM \(unescaped: schema).purges
                 WHERE sequence > \(position) AND (\(upper)::int8 IS NULL OR sequence <= \(upper)::int8)
@@ -45,6 +49,7 @@ extension PostgresReplicationServer {
     /// The leaves of the next `limit` documents of the server's feed after `position`.
     private func documentPage(after position: Int64, limit: Int, kinds: Set<String>?) async throws -> [FeedPage.Row] {
         let kinds: [String]? = kinds.map { Array($0).sorted() }
+        if access { return try await documentPageChecked(after: position, limit: limit, kinds: kinds) }
         let rows = try await session.rows("""
             SELECT d.sequence, d.id, d.kind, r.revision, r.deleted, r.body, coalesce(array_to_string(r.ancestors, ' '), '')
             FROM (SELECT id, kind, sequence FROM \(unescaped: schema).documents
@@ -63,6 +68,7 @@ extension PostgresReplicationServer {
     /// has a live leaf (committed by a push meanwhile) is never removed.
     package func purgeTombstones(olderThan retention: Duration) async throws {
         let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        if access { return try await purgeTombstonesChecked(olderThan: seconds) }
         try await retryingConflicts {
             try await session.transaction {
                 let candidates = try await session.rows("""

@@ -8,6 +8,7 @@ extension PostgresReplicationServer {
     /// from the counter row (taken last, so the lock is held briefly). Returns how many documents gained
     /// a revision.
     func insertLeaves(_ missing: MissingLeaves, historyLimit: Int) async throws -> Int {
+        if access { return try await insertLeavesChecked(missing, historyLimit: historyLimit) }
         let (documents, stems, newest) = (missing.documents, missing.stems, missing.newest)
         var leaf = (document: [String](), revision: [String](), parent: [String](), generation: [Int64](),
                     deleted: [Bool](), body: [String](), ancestors: [String]())

@@ -18,25 +18,36 @@ package struct PostgresReplicationServer: ReplicationServer {
     package let serverIdentifier: String
     /// Whether the schema has `purges` (see ``ServerSchema``).
     let purgeRecords: Bool
+    /// Whether access control is on (``ServerAccess``): every read and write goes through the schema's
+    /// functions, which filter by the caller's channels and check what they accept.
+    let access: Bool
 
     /// Makes the schema ready on `session` (created when missing if `create` allows it; see
     /// ``ServerSchema/prepare(_:schema:create:)``) and reads the server's identity.
     static func prepare(_ session: ServerSession, schema: String, create: Bool) async throws -> PostgresReplicationServer {
         let installed = try await ServerSchema.prepare(session, schema: schema, create: create)
         return PostgresReplicationServer(session: session, schemaName: schema, schema: "\"\(schema)\"",
-                                         serverIdentifier: installed.server, purgeRecords: installed.purges)
+                                         serverIdentifier: installed.server, purgeRecords: installed.purges,
+                                         access: installed.access)
     }
 
     // MARK: Checkpoints
 
     package func checkpoint(_ direction: ReplicationDirection, of replication: String) async throws -> CheckpointHistory {
-        CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: direction.rawValue) FROM \(unescaped: schema).checkpoints WHERE replication = \(replication)"))
+        if access {
+            return CheckpointHistory(try await session.single(String.self, """
+                SELECT \(unescaped: schema).checkpoint_get(\(replication), \(direction.rawValue))
+                """))
+        }
+        return CheckpointHistory(try await session.single(String.self, "SELECT \(unescaped: direction.rawValue) FROM \(unescaped: schema).checkpoints WHERE replication = \(replication)"))
     }
 
     package func setCheckpoint(_ history: CheckpointHistory, _ direction: ReplicationDirection, of replication: String,
                        waitForDisk: Bool) async throws {
         let column = direction.rawValue
-        let upsert: PostgresQuery = """
+        let upsert: PostgresQuery = access ? """
+            SELECT \(unescaped: schema).checkpoint_set(\(replication), \(column), \(history.description))
+            """ : """
             INSERT INTO \(unescaped: schema).checkpoints(replication, \(unescaped: column)) VALUES (\(replication), \(history.description))
             ON CONFLICT (replication) DO UPDATE SET \(unescaped: column) = excluded.\(unescaped: column), updated_at = now()
             """
@@ -99,7 +110,11 @@ package struct PostgresReplicationServer: ReplicationServer {
     func send(_ documents: [OutgoingDocument], historyLimit: Int) async throws -> (documents: Int, revisions: Int) {
         guard !documents.isEmpty else { return (0, 0) }
         try await lockDocuments(documents.map(\.identifier))
-        let rows = try await session.rows("""
+        // With access control, only the trees the caller may read: a document it may not read looks
+        // missing, and the server refuses the leaves sent for it.
+        let rows = try await session.rows(access ? """
+            SELECT document, revision, generation, leaf FROM \(unescaped: schema).tree(\(documents.map(\.identifier))::text[])
+            """ : """
             SELECT document, revision, generation::int8, leaf FROM \(unescaped: schema).revisions
             WHERE document = ANY(\(documents.map(\.identifier))::text[])
             """, as: (String, String, Int64, Bool).self)

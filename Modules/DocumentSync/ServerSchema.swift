@@ -67,10 +67,12 @@ package enum ServerSchema {
             LEFT JOIN \(s).revisions AS r ON r.document = d.id AND r.revision = d.winner
             """,
             // Tables added to a schema after its users' scripts ran (`GRANT … ON ALL TABLES` covers only
-            // the tables of that moment): the replica group, when there is one, gets them too.
+            // the tables of that moment): the replica group, when there is one, gets them too, unless
+            // access control is on (``ServerAccess``: then the group uses its functions and nothing else).
             """
             DO $$ BEGIN
-                IF EXISTS (SELECT FROM pg_roles WHERE rolname = '\(replicaRole(schema: name))') THEN
+                IF EXISTS (SELECT FROM pg_roles WHERE rolname = '\(replicaRole(schema: name))')
+                   AND NOT EXISTS (SELECT FROM \(s).meta WHERE key = 'access') THEN
                     GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(s) TO "\(replicaRole(schema: name))";
                     GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO "\(replicaRole(schema: name))";
                 END IF;
@@ -156,10 +158,15 @@ package enum ServerSchema {
                     CREATE ROLE \(group) NOLOGIN;
                 END IF;
             END $$;
-            -- What a replicator reads and writes today: every row of the schema (see "Users and connections").
+            -- Without access control, a replicator reads and writes every row of the schema (see "Users and
+            -- connections"); with it (DocumentSync.accessScript), the group keeps only the functions that script grants.
             GRANT USAGE ON SCHEMA \(s) TO \(group);
-            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(s) TO \(group);
-            GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO \(group);
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT FROM \(s).meta WHERE key = 'access') THEN
+                    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(s) TO \(group);
+                    GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA \(s) TO \(group);
+                END IF;
+            END $$;
             CREATE ROLE \(role) LOGIN IN ROLE \(group);
             COMMIT;
             -- Then give it a password (psql sends only a SCRAM-SHA-256 verifier, never the password):
@@ -185,6 +192,9 @@ package enum ServerSchema {
         let purges: Bool
         /// Whether every addition exists.
         let complete: Bool
+        /// Whether access control is on (``ServerAccess``): replicas then read and write only through
+        /// the schema's functions.
+        var access = false
     }
 
     /// The server's identity, after creating the schema when it is missing (or adding what a schema
@@ -227,13 +237,16 @@ package enum ServerSchema {
     private static func installed(_ session: ServerSession, schema name: String) async throws -> Installed? {
         let exists = try await session.rows("""
             SELECT to_regclass(\("\"\(name)\".meta")) IS NOT NULL, to_regclass(\("\"\(name)\".current_documents")) IS NOT NULL,
-                   to_regclass(\("\"\(name)\".purges")) IS NOT NULL
-            """, as: (Bool, Bool, Bool).self).first
+                   to_regclass(\("\"\(name)\".purges")) IS NOT NULL, to_regprocedure(\("\"\(name)\".server_info()")) IS NOT NULL
+            """, as: (Bool, Bool, Bool, Bool).self).first
         guard let exists, exists.0 else { return nil }
-        let rows = try await session.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \"\(name)\".meta"), as: (String, String).self)
+        // With access control on, replicas cannot read `meta`: the function tells what they need.
+        let source = exists.3 ? "\"\(name)\".server_info()" : "\"\(name)\".meta"
+        let rows = try await session.rows(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(source)"), as: (String, String).self)
         let meta = Dictionary(rows, uniquingKeysWith: { a, _ in a })
         let found = Int(meta["schema_version"] ?? "") ?? 0
         guard found <= version else { throw DocumentSyncError.serverSchemaNewer(schema: name, found: found, supported: version) }
-        return Installed(server: meta["server_id"] ?? "", purges: exists.2, complete: exists.1 && exists.2)
+        return Installed(server: meta["server_id"] ?? "", purges: exists.2, complete: exists.1 && exists.2,
+                         access: meta["access"] == "channels")
     }
 }

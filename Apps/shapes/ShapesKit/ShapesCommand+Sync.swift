@@ -25,10 +25,12 @@ extension ShapesCommand {
         @Option(help: ArgumentHelp("Print the SQL that creates a login role allowed to replicate through the schema (for a DBA) and exit.",
                                    valueName: "name"))
         var printUser: String?
+        @Flag(help: "Print the SQL that turns on access control (channels from each shape's owner and channels fields) and exit.")
+        var printAccess = false
         @OptionGroup var store: StoreOption
 
         func validate() throws {
-            if !printSchema, printUser == nil, postgres == nil { throw ValidationError("--postgres URL is required") }
+            if !printSchema, !printAccess, printUser == nil, postgres == nil { throw ValidationError("--postgres URL is required") }
             if let postgres, let components = URLComponents(string: postgres), components.password != nil {
                 throw ValidationError("put the password in PGPASSWORD or ~/.pgpass, not in the URL (ps shows command lines)")
             }
@@ -38,6 +40,10 @@ extension ShapesCommand {
         func run(_ streams: CommandStreams) async throws {
             if printSchema {
                 do { streams.print(try DocumentSync.schemaScript(schema: schema), terminator: "") } catch { throw CommandFailure("\(error)") }
+                return
+            }
+            if printAccess {
+                do { streams.print(try DocumentSync.accessScript(schema: schema), terminator: "") } catch { throw CommandFailure("\(error)") }
                 return
             }
             if let printUser {
