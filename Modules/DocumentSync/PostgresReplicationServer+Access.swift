@@ -66,6 +66,11 @@ extension PostgresReplicationServer {
         Set(try await session.rows("SELECT id FROM \(unescaped: schema).purged_among(\(identifiers)::text[])", as: String.self))
     }
 
+    package func accessEpoch() async throws -> String? {
+        guard access else { return nil }
+        return try await session.single(String.self, "SELECT \(unescaped: schema).access_epoch()")
+    }
+
     /// Purges through the schema's function, which does so only for a role granted every channel.
     func purgeTombstonesChecked(olderThan seconds: Double) async throws {
         try await retryingConflicts {

@@ -6,10 +6,19 @@ extension Replication {
     /// this store lacks as they are; each batch and the local checkpoint commit in one local transaction.
     /// Starts over from zero when the server purged tombstones past the checkpoint, and then purges the
     /// local documents the server no longer has (unless they hold changes not pushed yet).
+    ///
+    /// With access control on, it also starts over when the replica's readable channels changed since
+    /// its last pull (a grant added or revoked): what it may now read is pulled whatever its position,
+    /// and its copies of documents it may no longer read are removed (unless they hold changes not
+    /// pushed yet, which a push then reports refused). A document that left the replica's channels
+    /// because its body changed comes as a removal record in the feed, removed the same way.
     func pull(_ report: inout DocumentSync.Report) async throws {
         var (position, history) = try await resume(.pull)
         let horizon = try await server.purgeHorizon()
-        let full = position > 0 && position < horizon
+        let epoch = try await server.accessEpoch()
+        let epochName = "sync-access:" + identity
+        let accessChanged = try epoch.map { try persistence.checkpoint(epochName) != $0 } ?? false
+        let full = position > 0 && (position < horizon || accessChanged)
         if full {
             position = 0
             report.fullResync = true
@@ -55,6 +64,7 @@ extension Replication {
             if !pageIsFull { break }
         }
         if full { report.purgedLocally += try await purgeAbsent(onServer) }
+        if let epoch, accessChanged { try persistence.setCheckpoint(epoch, for: epochName) }
     }
 
     /// Applies a page in one local transaction: removes the local copies of the documents the page's

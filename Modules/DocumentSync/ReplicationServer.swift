@@ -73,4 +73,13 @@ package protocol ReplicationServer: Sendable {
     /// leaf, with their trees; gives each a purge record in the feed, and moves the purge horizon to
     /// the last feed position they held.
     func purgeTombstones(olderThan retention: Duration) async throws
+
+    /// With access control on, a value that changes whenever the caller's readable channels change;
+    /// `nil` on a server without access control (every replica reads everything).
+    func accessEpoch() async throws -> String?
+}
+
+extension ReplicationServer {
+    /// No access control: every replica reads everything.
+    package func accessEpoch() async throws -> String? { nil }
 }

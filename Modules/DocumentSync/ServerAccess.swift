@@ -49,6 +49,7 @@ package enum ServerAccess {
             "\(s).checkpoint_get(text, text)",
             "\(s).checkpoint_set(text, text, text)",
             "\(s).purge_tombstones(double precision)",
+            "\(s).access_epoch()",
         ]
     }
 
@@ -74,6 +75,13 @@ package enum ServerAccess {
             ALTER TABLE \(s).documents ADD COLUMN IF NOT EXISTS channels text[];
             ALTER TABLE \(s).purges ADD COLUMN IF NOT EXISTS channels text[];
             ALTER TABLE \(s).checkpoints ADD COLUMN IF NOT EXISTS owner name;
+            -- A document that left channels (its new winner is in fewer): its readers in those channels
+            -- that can no longer read it remove their copies when their pull passes the position.
+            CREATE TABLE IF NOT EXISTS \(s).removals (
+                sequence bigint PRIMARY KEY,
+                document text COLLATE "C" NOT NULL,
+                kind text COLLATE "C" NOT NULL,
+                channels text[] NOT NULL);
             CREATE TABLE IF NOT EXISTS \(s).channel_grants (
                 role name NOT NULL,
                 channel text COLLATE "C" NOT NULL,
@@ -255,6 +263,7 @@ package enum ServerAccess {
                 WITH counter AS (UPDATE \(s).feed SET value = value + cardinality(touched) RETURNING value),
                 kinds AS (SELECT DISTINCT ON (q.d) q.d, q.k FROM unnest(leaf_documents, leaf_kinds) AS q(d, k)
                           WHERE q.d = ANY(touched) ORDER BY q.d),
+                previous AS (SELECT p.id, p.channels FROM \(s).documents AS p WHERE p.id = ANY(touched)),
                 upserted AS (
                     INSERT INTO \(s).documents(id, kind, winner, deleted, sequence, changed_at, channels)
                     SELECT w.document, kinds.k, w.revision, w.deleted,
@@ -266,6 +275,14 @@ package enum ServerAccess {
                     FROM \(s).winners(touched) AS w JOIN kinds ON kinds.d = w.document
                     ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, winner = excluded.winner, deleted = excluded.deleted,
                         sequence = excluded.sequence, changed_at = excluded.changed_at, channels = excluded.channels
+                    RETURNING id, kind, sequence, channels),
+                lost AS (
+                    SELECT u.id, u.kind, u.sequence,
+                           ARRAY(SELECT unnest(p.channels) EXCEPT SELECT unnest(u.channels)) AS channels
+                    FROM upserted AS u JOIN previous AS p ON p.id = u.id),
+                recorded AS (
+                    INSERT INTO \(s).removals(sequence, document, kind, channels)
+                    SELECT l.sequence, l.id, l.kind, l.channels FROM lost AS l WHERE cardinality(l.channels) > 0
                     RETURNING 1)
                 SELECT count(*) INTO counted FROM upserted;
                 PERFORM pg_notify(\(notify), (SELECT f.value FROM \(s).feed AS f)::text || ' ' || pg_backend_pid()::text);
@@ -286,14 +303,31 @@ package enum ServerAccess {
                 ORDER BY d.sequence, r.revision
             $$;
 
+            -- The purge records of documents the caller could read, and the removals of documents that
+            -- left its channels: a pull removes its copies of both (keeping any with changes not pushed).
             CREATE OR REPLACE FUNCTION \(s).feed_purges(after_position bigint, upper_position bigint, kind_filter text[])
             RETURNS TABLE (sequence bigint, id text)
             LANGUAGE sql STABLE SECURITY DEFINER \(pinned) AS $$
                 WITH granted AS (SELECT \(readable) AS c)
-                SELECT p.sequence, p.id FROM \(s).purges AS p, granted
-                WHERE p.sequence > after_position AND (upper_position IS NULL OR p.sequence <= upper_position)
-                  AND (kind_filter IS NULL OR p.kind = ANY(kind_filter)) AND \(visible("p.channels", "granted.c"))
-                ORDER BY p.sequence
+                SELECT x.sequence, x.id FROM (
+                    SELECT p.sequence, p.id FROM \(s).purges AS p, granted
+                    WHERE p.sequence > after_position AND (upper_position IS NULL OR p.sequence <= upper_position)
+                      AND (kind_filter IS NULL OR p.kind = ANY(kind_filter)) AND \(visible("p.channels", "granted.c"))
+                    UNION ALL
+                    SELECT r.sequence, r.document FROM \(s).removals AS r, granted
+                    WHERE r.sequence > after_position AND (upper_position IS NULL OR r.sequence <= upper_position)
+                      AND (kind_filter IS NULL OR r.kind = ANY(kind_filter)) AND NOT '*' = ANY(granted.c) AND r.channels && granted.c
+                      AND NOT EXISTS (SELECT 1 FROM \(s).documents AS d WHERE d.id = r.document AND \(visible("d.channels", "granted.c")))
+                ) AS x
+                ORDER BY x.sequence
+            $$;
+
+            -- A value that changes whenever the caller's readable channels change (a grant added or
+            -- removed, a role joined or left): a replica that finds it changed pulls again from the start
+            -- and removes its copies of what it can no longer read.
+            CREATE OR REPLACE FUNCTION \(s).access_epoch() RETURNS text
+            LANGUAGE sql STABLE SECURITY DEFINER \(pinned) AS $$
+                SELECT md5(array_to_string(ARRAY(SELECT c FROM unnest(\(readable)) AS c ORDER BY c), chr(10)))
             $$;
 
             CREATE OR REPLACE FUNCTION \(s).revisions_of(document_ids text[]) RETURNS TABLE (document text, revision text)

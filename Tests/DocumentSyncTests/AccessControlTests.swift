@@ -8,8 +8,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A schema with access control, and three login roles: alice (channels `alice` and `team`, both
-/// writable), bob (`bob` writable, `team` read-only) and an administrator (`*`, writable).
+/// A schema with access control, and three login roles: alice (channels `alice`, `team` and `shared`,
+/// all writable), bob (`bob` and `shared` writable, `team` read-only) and an administrator (`*`).
 final class AccessFixture: Sendable {
     let base: DocPromiseFixture
     let alice: String, bob: String, admin: String
@@ -48,6 +48,7 @@ final class AccessFixture: Sendable {
                 _ = try await base.sql("""
                     INSERT INTO S.channel_grants(role, channel, writable) VALUES
                         ('\(f.alice)', 'alice', true), ('\(f.alice)', 'team', true),
+                        ('\(f.alice)', 'shared', true), ('\(f.bob)', 'shared', true),
                         ('\(f.bob)', 'bob', true), ('\(f.bob)', 'team', false), ('\(f.admin)', '*', true)
                     """)
                 try await body(f)
@@ -172,6 +173,75 @@ struct AccessControlTests {
             #expect(try await f.base.value("SELECT array_to_string(channels, ',') || ' ' || deleted::text FROM S.documents WHERE id = 'a1'") == "alice true")
             _ = try await f.sync(admin, as: f.adminAddress).dpRun()
             #expect(try admin.docBody("a1") == nil)
+        }
+    }
+
+    /// Issue 47 item 4: a document whose body takes it out of a reader's channels leaves that reader's
+    /// store at its next pull, unless the reader changed it and has not pushed: that copy stays, and its
+    /// push is refused, named.
+    @Test func aDocumentThatLeavesAReadersChannelsLeavesItsStore() async throws {
+        try await AccessFixture.with("access") { f in
+            let a = try f.base.store("alice"), b = try f.base.store("bob")
+            try a.docPut("t1", ["channels": ["team"], "v": 1])
+            try a.docPut("s1", ["channels": ["shared"], "v": 1])
+            _ = try await f.sync(a, as: f.aliceAddress).dpRun()
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.docBody("t1") != nil && b.docBody("s1") != nil)
+            // Bob changes s1 and does not push; alice moves both documents into her own channel.
+            try b.docPut("s1", ["channels": ["shared"], "v": 2, "by": "bob"])
+            try a.docPut("t1", ["channels": ["alice"], "v": 2])
+            try a.docPut("s1", ["channels": ["alice"], "v": 2])
+            _ = try await f.sync(a, as: f.aliceAddress).dpRun()
+            let pulled = try await f.sync(b, as: f.bobAddress).dpPull()
+            #expect(try b.docBody("t1") == nil, "t1 left bob's channels and stayed in his store: \(pulled)")
+            #expect(try b.branches(of: "t1").isEmpty)
+            #expect(try b.docBody("s1") == ["channels": ["shared"], "v": 2, "by": "bob"], "bob's unpushed change was dropped")
+            let pushed = await BB47.outcome { try await f.sync(b, as: f.bobAddress).dpPush() }
+            guard case .failure(let error) = pushed, case .refused(let document, _)? = error as? DocumentSyncError else {
+                Issue.record("bob's change to a document he can no longer write was not refused: \(pushed)")
+                return
+            }
+            #expect(document == "s1")
+            #expect(try await f.base.value("SELECT array_to_string(channels, ',') FROM S.documents WHERE id = 's1'") == "alice")
+            // Back in a channel bob reads, the document comes back to him.
+            try a.docPut("t1", ["channels": ["team"], "v": 3])
+            _ = try await f.sync(a, as: f.aliceAddress).dpRun()
+            _ = try await f.sync(b, as: f.bobAddress).dpPull()
+            #expect(try b.docBody("t1") == ["channels": ["team"], "v": 3])
+        }
+    }
+
+    /// Issue 47 item 4: a grant reaches a replica at its next run, older documents included; a revoked
+    /// one takes the channel's documents out of its store.
+    @Test func aNewGrantBringsOlderDocumentsAndARevokedOneRemovesThem() async throws {
+        try await AccessFixture.with("access") { f in
+            let a = try f.base.store("alice"), b = try f.base.store("bob")
+            try a.docPut("a-old", ["owner": "alice"])
+            _ = try await f.sync(a, as: f.aliceAddress).dpRun()
+            try b.docPut("b1", ["owner": "bob"])
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.docBody("a-old") == nil)
+            // Bob's checkpoint is past a-old now; a grant must still bring it.
+            _ = try await f.base.sql("INSERT INTO S.channel_grants VALUES ('\(f.bob)', 'alice', false)")
+            let granted = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.docBody("a-old") == ["owner": "alice"], "the grant did not bring an older document: \(granted)")
+            #expect(try b.docBody("b1") == ["owner": "bob"])
+            _ = try await f.base.sql("DELETE FROM S.channel_grants WHERE role = '\(f.bob)' AND channel = 'alice'")
+            let revoked = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.branches(of: "a-old").isEmpty, "a revoked channel's document stayed: \(revoked)")
+            #expect(try b.docBody("b1") == ["owner": "bob"], "bob's own document went with the revoked channel")
+            // Leaving a group role that holds the grant counts the same as losing the grant.
+            let group = "\(f.base.schema)_team_readers"
+            _ = try await f.base.sql("CREATE ROLE \"\(group)\" NOLOGIN")
+            defer { Task { _ = try? await f.base.sql("DROP ROLE IF EXISTS \"\(group)\"") } }
+            _ = try await f.base.sql("INSERT INTO S.channel_grants VALUES ('\(group)', 'alice', false)")
+            _ = try await f.base.sql("GRANT \"\(group)\" TO \"\(f.bob)\"")
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.docBody("a-old") == ["owner": "alice"], "a grant through a group role did not reach bob")
+            _ = try await f.base.sql("REVOKE \"\(group)\" FROM \"\(f.bob)\"")
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try b.branches(of: "a-old").isEmpty, "leaving the group role did not remove its channel's documents")
+            _ = try await f.base.sql("DELETE FROM S.channel_grants WHERE role = '\(group)'")
         }
     }
 
