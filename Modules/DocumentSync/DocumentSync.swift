@@ -348,6 +348,33 @@ public final class DocumentSync: Sendable {
         }
     }
 
+    /// Gives up this replica's copies of `identifiers`, with their changes not pushed yet, and pulls the
+    /// server's versions back: the way out after the server refused a push
+    /// (``DocumentSyncError/refused(document:rule:)``) of a document this replica may not write, or no
+    /// longer reads. Documents this replica may not read do not come back.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await sync.run()
+    /// } catch .refused(let document?, let rule) {
+    ///     print("not allowed: \(rule)")
+    ///     try await sync.discardLocalChanges(of: [document])
+    /// }
+    /// ```
+    ///
+    /// - Returns: What the pull did (it starts over from the beginning of the feed).
+    /// - Throws: What ``pull()`` throws; the copies are removed before the pull, and a pull that fails is
+    ///   started over again by the next one, so they come back then.
+    public func discardLocalChanges(of identifiers: [String]) async throws(DocumentSyncError) -> Report {
+        try await withServer { server in
+            let replication = try Replication.prepare(self, server)
+            try replication.discard(identifiers)
+            var report = Report()
+            try await replication.pull(&report)
+            return report
+        }
+    }
+
     /// Opens a connection, named `document_sync:<schema>` in `pg_stat_activity`.
     func openSession() async throws(DocumentSyncError) -> ServerSession {
         try await ServerSession.open(configuration.address, connectTimeout: configuration.connectTimeout,

@@ -18,7 +18,9 @@ extension Replication {
         let epoch = try await server.accessEpoch()
         let epochName = "sync-access:" + identity
         let accessChanged = try epoch.map { try persistence.checkpoint(epochName) != $0 } ?? false
-        let full = position > 0 && (position < horizon || accessChanged)
+        // Set by `DocumentSync.discardLocalChanges(of:)`: the discarded documents come back from the start.
+        let restart = try persistence.checkpoint(restartName) == "1"
+        let full = position > 0 && (position < horizon || accessChanged || restart)
         if full {
             position = 0
             report.fullResync = true
@@ -65,6 +67,17 @@ extension Replication {
         }
         if full { report.purgedLocally += try await purgeAbsent(onServer) }
         if let epoch, accessChanged { try persistence.setCheckpoint(epoch, for: epochName) }
+        if restart { try persistence.setCheckpoint("", for: restartName) }
+    }
+
+    /// The local flag that makes the next pull start over (see ``DocumentSync/discardLocalChanges(of:)``).
+    var restartName: String { "sync-restart:" + identity }
+
+    /// Removes the local copies of `identifiers` (changes not pushed included) and makes the next pull
+    /// start over, so the server's version of each, where this replica may read it, comes back.
+    func discard(_ identifiers: [String]) throws {
+        try persistence.setCheckpoint("1", for: restartName)
+        try persistence.purge(identifiers)
     }
 
     /// Applies a page in one local transaction: removes the local copies of the documents the page's

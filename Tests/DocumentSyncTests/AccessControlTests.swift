@@ -120,6 +120,12 @@ struct AccessControlTests {
             #expect(rule.contains("team"), "\(rule)")
             #expect(try await f.fingerprint() == before, "a refused push changed the server")
             #expect(try b.docBody("a-team") == ["channels": ["team"], "text": "bob was here"], "the local edit was dropped")
+            // The way out: bob gives up his change, gets the server's version back, and pushes again.
+            let discarded = try await f.sync(b, as: f.bobAddress).discardLocalChanges(of: ["a-team"])
+            #expect(try b.docBody("a-team") == ["channels": ["team"], "text": "for the team"], "\(discarded)")
+            try b.docPut("b-after", ["owner": "bob"])
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
+            #expect(try await f.base.value("SELECT count(*)::text FROM S.documents WHERE id = 'b-after'") == "1")
 
             // Moving his own document into alice's channel, making one in no channel, and deleting a
             // team document are refused the same way (each from a store of its own: a refused
@@ -203,6 +209,10 @@ struct AccessControlTests {
             }
             #expect(document == "s1")
             #expect(try await f.base.value("SELECT array_to_string(channels, ',') FROM S.documents WHERE id = 's1'") == "alice")
+            // Discarding it removes it for good: bob may not read it any more.
+            _ = try await f.sync(b, as: f.bobAddress).discardLocalChanges(of: ["s1"])
+            #expect(try b.branches(of: "s1").isEmpty)
+            _ = try await f.sync(b, as: f.bobAddress).dpRun()
             // Back in a channel bob reads, the document comes back to him.
             try a.docPut("t1", ["channels": ["team"], "v": 3])
             _ = try await f.sync(a, as: f.aliceAddress).dpRun()

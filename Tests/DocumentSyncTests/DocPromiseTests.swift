@@ -218,9 +218,12 @@ final class DocPromiseStatusLog: Sendable {
 
 extension DocumentSync {
     /// `run()`, `push()`, `pull()` and `stop()` on a deadline (a step that hangs fails the test, naming it).
-    func dpRun(_ timeout: Duration = .seconds(8)) async throws -> Report { try await docPromiseDeadline("run()", timeout) { try await self.run() } }
-    func dpPush(_ timeout: Duration = .seconds(8)) async throws -> Report { try await docPromiseDeadline("push()", timeout) { try await self.push() } }
-    func dpPull(_ timeout: Duration = .seconds(8)) async throws -> Report { try await docPromiseDeadline("pull()", timeout) { try await self.pull() } }
+    /// The deadline catches hangs, not slowness: 30 s, since a run beside the crash and power-cut suites
+    /// on 2 loaded cores once took over 8 s (`severalReplicasTwoPurgesAndAnEditRightBeforeThePurge`,
+    /// 1.2 s alone).
+    func dpRun(_ timeout: Duration = .seconds(30)) async throws -> Report { try await docPromiseDeadline("run()", timeout) { try await self.run() } }
+    func dpPush(_ timeout: Duration = .seconds(30)) async throws -> Report { try await docPromiseDeadline("push()", timeout) { try await self.push() } }
+    func dpPull(_ timeout: Duration = .seconds(30)) async throws -> Report { try await docPromiseDeadline("pull()", timeout) { try await self.pull() } }
     func dpStop(_ timeout: Duration = .seconds(5)) async throws { try await docPromiseDeadline("stop()", timeout) { await self.stop() } }
 }
 
