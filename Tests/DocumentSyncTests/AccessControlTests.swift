@@ -53,10 +53,10 @@ final class AccessFixture: Sendable {
                     """)
                 try await body(f)
             } catch {
-                await BB47.dropRoles(f.roles, base)
+                await BB47.dropRoles(f.roles + ["\(base.schema)_replica"], base)
                 throw error
             }
-            await BB47.dropRoles(f.roles, base)
+            await BB47.dropRoles(f.roles + ["\(base.schema)_replica"], base)
         }
     }
 

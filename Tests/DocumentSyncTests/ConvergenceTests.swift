@@ -61,7 +61,7 @@ struct ConvergenceTests {
         #expect(winners[1] == winners[2])
         #expect(try await fixture.serverWinners() == winners[0])
         #expect(try await fixture.winnerMismatches().isEmpty)
-        if server == .postgres {
+        if server.isPostgres {
             let chosen = try await fixture.sql("SELECT d.id, w.revision, w.deleted FROM S.documents AS d CROSS JOIN LATERAL S.winner(d.id) AS w",
                                                as: (String, String, Bool).self)
             #expect(Dictionary(uniqueKeysWithValues: chosen.map { ($0.0, $0.1 + ($0.2 ? " deleted" : "")) }) == winners[0])

@@ -22,13 +22,19 @@ enum TestServer {
 
 /// The servers a test of replication's logic runs against, one run each (`@Test(arguments:
 /// SyncServerKind.available)`): the in-memory twin always, PostgreSQL when `TOOLKIT_POSTGRES_URL` is
-/// set (without it, its runs are left out rather than failed).
+/// set (without it, its runs are left out rather than failed), and PostgreSQL with access control on
+/// (`postgresAccess`: the schema made by the DBA's scripts, the test's role granted channel `*`, so
+/// every push, feed page, checkpoint and purge goes through the schema's checked functions and must
+/// behave exactly as the tables did).
 enum SyncServerKind: String, Sendable, CustomTestStringConvertible {
-    case memory, postgres
+    case memory, postgres, postgresAccess
 
     var testDescription: String { rawValue }
 
-    static var available: [SyncServerKind] { TestServer.isAvailable ? [.memory, .postgres] : [.memory] }
+    /// Whether the replicas use a PostgreSQL server.
+    var isPostgres: Bool { self != .memory }
+
+    static var available: [SyncServerKind] { TestServer.isAvailable ? [.memory, .postgres, .postgresAccess] : [.memory] }
 }
 
 /// One test's corner of the server (a schema of its own, dropped at the end, or an
@@ -48,6 +54,31 @@ final class SyncFixture: @unchecked Sendable {
         folder = try TemporaryFolder(prefix: "sync-\(name)")
         self.server = server
         memory = server == .memory ? InMemoryReplicationServer() : nil
+        if server == .postgresAccess { try Self.installAccessControl(schema: schema, address: self.address, in: folder) }
+    }
+
+    /// Creates `schema` as a DBA would, with access control on and the test's role granted every
+    /// channel. Blocks the calling thread for psql (a fixture's setup, before any replica runs).
+    static func installAccessControl(schema: String, address: PostgresAddress, in folder: TemporaryFolder) throws {
+        let script = try DocumentSync.schemaScript(schema: schema) + (try DocumentSync.accessScript(schema: schema))
+            + "INSERT INTO \"\(schema)\".channel_grants(role, channel, writable) VALUES (current_user, '*', true);\n"
+        let file = folder.file("access-\(schema).sql")
+        try script.write(to: file, atomically: false, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSWORD"] = address.resolvedPassword() ?? ""
+        let bin = ProcessInfo.processInfo.environment["TOOLKIT_POSTGRES_BIN"] ?? "/usr/lib/postgresql/15/bin"
+        let child = try ChildProcess.start(URL(fileURLWithPath: bin + "/psql"),
+                                           ["-h", address.host, "-p", "\(address.port)", "-U", address.user, "-d", address.database,
+                                            "-v", "ON_ERROR_STOP=1", "-q", "-f", file.path], environment: environment)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while child.termination == nil && ContinuousClock.now < deadline {
+            child.poll()
+            usleep(2_000)
+        }
+        guard child.termination == .exited(0) else {
+            child.kill(SIGKILL)
+            throw child.error("psql (access control for \(schema)) ended with \(String(describing: child.termination))")
+        }
     }
 
     /// A new local store, with the test kinds registered.
@@ -128,8 +159,10 @@ final class SyncFixture: @unchecked Sendable {
 
     /// Removes the test's schema from the server (nothing to do in memory).
     func dropSchema() async {
-        guard server == .postgres else { return }
+        guard server.isPostgres else { return }
         try? await execute("DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE")
+        // The access-control script's group role (cluster-wide).
+        if server == .postgresAccess { try? await execute("DROP ROLE IF EXISTS \"\(schema)_replica\"") }
     }
 }
 
