@@ -3,7 +3,10 @@ import GRDB
 import GRDBSQLite
 
 /// One classification of SQLite's failures for both SQLite stores, which map it to their own public
-/// errors (ManagedStorage's `StorageError`, DocumentStore's `DocumentStoreError`).
+/// errors (ManagedStorage's `StorageError`, DocumentStore's `DocumentStoreError`) with a plain switch
+/// over ``Kind``: one kind is one public case, at open and later alike (a busy lock is the store's busy
+/// timeout, a read-only file its read-only case, a damaged file its corrupt-database case), except that
+/// an I/O error or anything else met while opening is the store's "cannot open".
 ///
 /// SQLite reports a full disk only for `ENOSPC`, as `SQLITE_FULL`; a write refused for a file size
 /// limit (`EFBIG`) or a quota (`EDQUOT`) is an `SQLITE_IOERR`, and the OS error is not always kept, so
@@ -17,14 +20,21 @@ package struct SQLiteFailure: Error, Sendable {
         case diskFull
         /// The file or its folder cannot be written.
         case readOnly
-        /// The file is damaged or not a database.
+        /// The file is damaged (`SQLITE_CORRUPT`, or a failed `quick_check`).
         case corrupt
+        /// The file is not a database (`SQLITE_NOTADB`).
+        case notADatabase
         /// The file cannot be opened (missing folder, permissions).
         case cannotOpen
         /// An I/O error other than a full disk.
         case ioError
-        /// Anything else: a constraint, a syntax error, misuse.
+        /// A constraint (`UNIQUE`, `NOT NULL`, a foreign key, a `CHECK`) refused a write.
+        case constraint
+        /// Anything else: a syntax error, misuse.
         case other
+
+        /// Whether the file is damaged: what ``StoreRecovery`` moves aside at open.
+        package var isDamage: Bool { self == .corrupt || self == .notADatabase }
     }
 
     package let kind: Kind
@@ -34,6 +44,9 @@ package struct SQLiteFailure: Error, Sendable {
     package let message: String
     package let sql: String?
 
+    /// SQLite's message with its result code, as a store's error names the cause.
+    package var cause: String { "\(message) (SQLite code \(code))" }
+
     /// Classifies `code` (primary or extended) for the store file `file`.
     package init(code: Int32, message: String, sql: String?, file: String, systemErrno: Int32 = 0) {
         self.code = code
@@ -41,7 +54,9 @@ package struct SQLiteFailure: Error, Sendable {
         self.message = systemErrno == 0 ? message
             : "\(message) (OS error \(systemErrno): \(String(cString: strerror(systemErrno))))"
         switch code & 0xFF {
-        case SQLITE_NOTADB, SQLITE_CORRUPT: kind = .corrupt
+        case SQLITE_CORRUPT: kind = .corrupt
+        case SQLITE_NOTADB: kind = .notADatabase
+        case SQLITE_CONSTRAINT: kind = .constraint
         case SQLITE_FULL: kind = .diskFull
         case SQLITE_READONLY: kind = .readOnly
         case SQLITE_BUSY: kind = .busy

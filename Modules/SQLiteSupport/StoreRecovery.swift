@@ -33,6 +33,63 @@ package enum StoreRecovery {
         }
     }
 
+    // MARK: Opening
+
+    /// The first step of opening either store: takes the store's ``StoreLock`` shared and finishes a
+    /// move aside that a killed process left half done (``finishInterruptedMove(_:lock:timeout:)``).
+    /// `nil` when the folder is read-only (no lock can be made; nothing is ever moved there).
+    ///
+    /// - Parameter cannotOpen: The store's "cannot open" error for `file`, with why.
+    package static func lock<Failure: Error>(_ file: URL, timeout: Duration,
+                                             cannotOpen: (_ cause: String) -> Failure) throws(Failure) -> StoreLock? {
+        let lock: StoreLock?
+        do {
+            lock = try StoreLock(for: file, timeout: timeout)
+        } catch {
+            throw cannotOpen("\(error)")
+        }
+        if let lock {
+            do {
+                _ = try finishInterruptedMove(file, lock: lock, timeout: timeout)
+            } catch {
+                throw cannotOpen(error.cause(damage: ""))
+            }
+        }
+        return lock
+    }
+
+    /// The one open, move-aside and reopen path of both stores: runs `open`; when it throws the
+    /// store's error for a damaged file (`damage` returns SQLite's cause for it, `nil` for any other
+    /// error), moves the file aside under `lock` (``moveAside(_:lock:timeout:)``), tells `movedAside`
+    /// where it went, and runs `open` again on the fresh file. When another process moved it first
+    /// (``Failure/alreadyRecovered``), it opens that one's new store and reports nothing.
+    ///
+    /// Without a lock (a read-only folder) nothing is moved: the damage is thrown. A store other
+    /// processes keep open, or one that cannot be renamed, is `cannotOpen` with why.
+    package static func openRecovering<Store, Failure: Error>(
+        _ file: URL, lock: StoreLock?, timeout: Duration,
+        damage: (Failure) -> String?,
+        cannotOpen: (_ cause: String) -> Failure,
+        movedAside: (_ movedTo: URL, _ cause: String) -> Void,
+        _ open: () throws(Failure) -> Store
+    ) throws(Failure) -> Store {
+        do {
+            return try open()
+        } catch {
+            guard let cause = damage(error), let lock else { throw error }
+            let moved: URL
+            do {
+                moved = try moveAside(file, lock: lock, timeout: timeout)
+            } catch .alreadyRecovered {
+                return try open()
+            } catch {
+                throw cannotOpen(error.cause(damage: cause))
+            }
+            movedAside(moved, cause)
+            return try open()
+        }
+    }
+
     /// Moves the damaged store `file` aside under `lock` taken exclusively; returns its new name.
     ///
     /// The damage is checked again under the lock: two processes that found the file damaged at the

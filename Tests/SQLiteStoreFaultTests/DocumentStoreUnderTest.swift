@@ -8,7 +8,6 @@ import TestSupport
 struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
     var description: String { "DocumentStore" }
     var probe: String { "document-probe" }
-    var diskFullCase: String { "diskFull" }
 
     func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String] { ["save", folder.path, "item-\(id)", "\(bytes)"] }
     func probeOpen(_ folder: URL) -> [String] { ["open", folder.path] }
@@ -49,9 +48,15 @@ struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
         return Recovery(rows: rows, movedTo: movedTo, cause: cause)
     }
 
-    func isCannotOpen(_ error: any Error, file: String) -> Bool {
-        guard case .cannotOpen(let named, _)? = error as? DocumentStoreError else { return false }
-        return named == file
+    func fault(_ error: any Error) -> StoreFault? {
+        switch error as? DocumentStoreError {
+        case .busyTimeout(let file, let seconds)?: .busyTimeout(file: file, seconds: seconds)
+        case .readOnly(let file)?: .readOnly(file: file)
+        case .diskFull(let file)?: .diskFull(file: file)
+        case .corruptDatabase(let file, _)?: .corruptDatabase(file: file)
+        case .cannotOpen(let file, _)?: .cannotOpen(file: file)
+        default: nil
+        }
     }
 
     final class Open: OpenSQLiteStore, @unchecked Sendable {
@@ -63,11 +68,6 @@ struct DocumentStoreUnderTest: SQLiteStoreUnderTest {
         }
 
         func count() throws -> Int { try persistence.query(Item.self).count() }
-
-        func isBusyTimeout(_ error: any Error) -> Bool {
-            guard case .busyTimeout(let file, _)? = error as? DocumentStoreError else { return false }
-            return file == persistence.configuration.url.path
-        }
 
         func otherCommits() async throws -> AsyncStream<Void> {
             let results = persistence.query(Item.self).observe()

@@ -9,7 +9,6 @@ import TestSupport
 struct ManagedStoreUnderTest: SQLiteStoreUnderTest {
     var description: String { "ManagedStorage" }
     var probe: String { "managed-probe" }
-    var diskFullCase: String { "diskFull" }
 
     func probeWrite(_ folder: URL, id: Int, bytes: Int) -> [String] { ["insert", folder.path, "\(id)", "\(bytes)"] }
     func probeOpen(_ folder: URL) -> [String] { ["open", folder.path] }
@@ -53,9 +52,15 @@ struct ManagedStoreUnderTest: SQLiteStoreUnderTest {
         return Recovery(rows: rows, movedTo: movedTo, cause: cause)
     }
 
-    func isCannotOpen(_ error: any Error, file: String) -> Bool {
-        guard case .cannotOpen(let named, _)? = error as? StorageError else { return false }
-        return named == file
+    func fault(_ error: any Error) -> StoreFault? {
+        switch error as? StorageError {
+        case .busyTimeout(let file, let seconds)?: .busyTimeout(file: file, seconds: seconds)
+        case .readOnly(let file)?: .readOnly(file: file)
+        case .diskFull(let file)?: .diskFull(file: file)
+        case .corruptDatabase(let file, _)?: .corruptDatabase(file: file)
+        case .cannotOpen(let file, _)?: .cannotOpen(file: file)
+        default: nil
+        }
     }
 
     final class Open: OpenSQLiteStore, @unchecked Sendable {
@@ -71,11 +76,6 @@ struct ManagedStoreUnderTest: SQLiteStoreUnderTest {
         }
 
         func count() throws -> Int { try manager.read { $0.countObjects(ofType: Order.self) } }
-
-        func isBusyTimeout(_ error: any Error) -> Bool {
-            guard case .busyTimeout(let file, _)? = error as? StorageError else { return false }
-            return file == manager.fileURL.path
-        }
 
         func otherCommits() async throws -> AsyncStream<Void> {
             let changes = manager.changes()

@@ -54,7 +54,8 @@ import TestSupport
         let faults = try ProcessFaults(program: store.probe)
         let child = try await faults.runWithFileSizeLimit(128 * 1024, store.probeWrite(folder.url, id: 9999, bytes: 600_000))
         #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: \(store.diskFullCase)"), "\(store): \(child.standardError)")
+        #expect(ProbeFailure.caseName(child) == StoreFault.diskFull(file: "").caseName, "\(store): \(child.standardError)")
+        #expect(child.standardError.contains(folder.file("Store.sqlite").path), "names the file: \(child.standardError)")
         #expect(try open.count() == 100)
         #expect(try Self.open(store, folder.url).count() == 100)
     }
@@ -73,7 +74,8 @@ import TestSupport
         do { try open.write(id: 2, bytes: 10) } catch { failure = error }
         let waited = ContinuousClock.now - started
         try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
-        #expect(failure.map(open.isBusyTimeout) == true, "\(store): \(String(describing: failure))")
+        #expect(failure.flatMap(store.fault) == .busyTimeout(file: folder.file("Store.sqlite").path, seconds: 0.3),
+                "\(store): \(String(describing: failure))")
         #expect(waited >= .milliseconds(250), "it waited for the lock first (\(waited))")
         try open.write(id: 3, bytes: 10)
         #expect(try open.count() == 2, "the refused write left nothing; the next one worked")
@@ -93,7 +95,8 @@ import TestSupport
         let faults = try ProcessFaults(program: store.probe)
         let child = try await faults.runUnprivileged(store.probeWrite(folder, id: 77, bytes: 10))
         #expect(child.termination == .exited(1), "\(child.standardError)")
-        #expect(child.standardError.contains("error: "), "\(child.standardError)")
+        #expect(ProbeFailure.caseName(child) == StoreFault.readOnly(file: "").caseName, "\(store): \(child.standardError)")
+        #expect(child.standardError.contains(folder.appendingPathComponent("Store.sqlite").path), "names the file: \(child.standardError)")
         #expect(try Self.open(store, folder).count() == 10)
     }
 
@@ -126,7 +129,7 @@ import TestSupport
         try garbage.write(to: folder.file("Store.sqlite"))
         let recovery = try store.openDamaged(folder.url, lockTimeout: .seconds(10))
         let movedTo = try #require(recovery.movedTo, "\(store): not moved aside")
-        #expect(recovery.cause?.contains("26") == true, "SQLITE_NOTADB: \(String(describing: recovery.cause))")
+        #expect(recovery.cause?.contains("(SQLite code 26)") == true, "SQLITE_NOTADB: \(String(describing: recovery.cause))")
         #expect(try Data(contentsOf: URL(fileURLWithPath: movedTo)) == garbage, "the damaged file is kept, byte for byte")
         #expect(recovery.rows == 0)
         let open = try Self.open(store, folder.url)
@@ -152,6 +155,7 @@ import TestSupport
         let recovery = try store.openDamaged(folder.url, lockTimeout: .seconds(10))
         let movedTo = try #require(recovery.movedTo, "\(store): not moved aside")
         #expect(try FileManager.default.attributesOfItem(atPath: movedTo)[.size] as? Int == size / 2)
+        #expect(recovery.cause?.contains("(SQLite code 11)") == true, "SQLITE_CORRUPT: \(String(describing: recovery.cause))")
         #expect(recovery.rows == 0)
     }
 
@@ -296,7 +300,7 @@ import TestSupport
         try handle.close()
         var failure: (any Error)?
         do { _ = try store.openDamaged(folder.url, lockTimeout: .milliseconds(300)) } catch { failure = error }
-        #expect(failure.map { store.isCannotOpen($0, file: file.path) } == true, "\(store): \(String(describing: failure))")
+        #expect(failure.flatMap(store.fault) == .cannotOpen(file: file.path), "\(store): \(String(describing: failure))")
         #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == size / 2, "left where it was")
         let folderFiles = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
         #expect(!folderFiles.contains { $0.contains("corrupt") }, "nothing moved: \(folderFiles)")

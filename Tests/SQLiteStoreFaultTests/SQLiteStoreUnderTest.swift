@@ -19,14 +19,42 @@ protocol SQLiteStoreUnderTest: Sendable, CustomStringConvertible {
     /// After a killed write loop: the store opens, holds no half transaction, and holds every
     /// transaction the probe reported; returns how many it reported.
     func checkAfterKill(_ folder: URL, _ kill: KilledProbe) throws -> Int
-    /// The error case name a probe prints for a full disk (`error: <case> ...`).
-    var diskFullCase: String { get }
     /// Opens the store of `folder`, which may be damaged, waiting `lockTimeout` for other instances to
     /// let go before moving it aside; says what the store reported (its own checks, such as a report
     /// on its error hook, are made here).
     func openDamaged(_ folder: URL, lockTimeout: Duration) throws -> Recovery
-    /// Whether `error` is the store's "cannot open" error naming `file`.
-    func isCannotOpen(_ error: any Error, file: String) -> Bool
+    /// The store's typed error `error` as the fault both stores name alike (matched by `case` on the
+    /// store's own error type); `nil` for any other error.
+    func fault(_ error: any Error) -> StoreFault?
+}
+
+/// The faults both stores report with a case of their own public error type (ManagedStorage's
+/// `StorageError`, DocumentStore's `DocumentStoreError`): one case per kind of SQLiteSupport's
+/// `SQLiteFailure`, with the file it names.
+enum StoreFault: Equatable, CustomStringConvertible {
+    case busyTimeout(file: String, seconds: Double)
+    case readOnly(file: String)
+    case diskFull(file: String)
+    case corruptDatabase(file: String)
+    case cannotOpen(file: String)
+
+    /// The case name a probe prints for it (`error: <case> ...`, `ProbeOutput.fail`).
+    var caseName: String {
+        switch self {
+        case .busyTimeout: "busyTimeout"
+        case .readOnly: "readOnly"
+        case .diskFull: "diskFull"
+        case .corruptDatabase: "corruptDatabase"
+        case .cannotOpen: "cannotOpen"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .busyTimeout(let file, let seconds): "busyTimeout(\(file), \(seconds))"
+        case .readOnly(let file), .diskFull(let file), .corruptDatabase(let file), .cannotOpen(let file): "\(caseName)(\(file))"
+        }
+    }
 }
 
 /// What opening a damaged store did.
@@ -45,8 +73,6 @@ protocol OpenSQLiteStore: AnyObject, Sendable {
     func write(id: Int, bytes: Int) throws
     /// How many rows the suite's writes made (read in a snapshot of the last commit).
     func count() throws -> Int
-    /// Whether `error` is the store's typed busy-timeout error for its file.
-    func isBusyTimeout(_ error: any Error) -> Bool
     /// Yields once the store noticed a commit it did not make (started before this returns).
     func otherCommits() async throws -> AsyncStream<Void>
     /// Looks for other processes' commits now (the manual trigger: no waiting for a poll).

@@ -122,7 +122,7 @@ final class DocumentDatabase: Sendable {
         do {
             return try pool.read(body)
         } catch {
-            throw Self.storeError(error, file: path)
+            throw Self.storeError(error, file: path, busyTimeout: configuration.busyTimeout)
         }
     }
 
@@ -160,47 +160,63 @@ final class DocumentDatabase: Sendable {
         do {
             return try pool.makeSnapshot()
         } catch {
-            throw Self.storeError(error, file: path)
+            throw Self.storeError(error, file: path, busyTimeout: configuration.busyTimeout)
         }
     }
 
     /// The store error for any error thrown by GRDB or SQLite (others pass through as `.misuse`
-    /// descriptions only when they are not already a ``DocumentStoreError``).
+    /// descriptions only when they are not already a ``DocumentStoreError``). A statement's
+    /// ``DocumentStoreError/sqlite(code:message:sql:)`` is classified here, with why the OS refused
+    /// (`systemErrno`) and the busy timeout its transaction waited.
     static func storeError(_ error: any Error, file: String?, opening: Bool = false, systemErrno: Int32 = 0,
                            busyTimeout: Duration = .zero) -> DocumentStoreError {
         let file = file ?? "the store"
-        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
-        if let error = error as? DocumentStoreError {
-            if case .sqlite(let code, let message, let sql) = error {
-                return classify(code: code, message: message, sql: sql, file: file, opening: opening,
-                                systemErrno: systemErrno, busySeconds: seconds)
-            }
+        let failure: SQLiteFailure
+        switch error {
+        case DocumentStoreError.sqlite(let code, let message, let sql):
+            failure = SQLiteFailure(code: code, message: message, sql: sql, file: file, systemErrno: systemErrno)
+        case let error as DocumentStoreError:
             return error
+        case let error as SQLiteFailure:
+            failure = error
+        case let error as DatabaseError:
+            failure = SQLiteFailure(error, file: file, systemErrno: systemErrno)
+        default:
+            return .misuse("\(error)")
         }
-        if let failure = error as? SQLiteFailure {
-            return classify(code: failure.code, message: failure.message, sql: failure.sql, file: file, opening: opening,
-                            systemErrno: systemErrno, busySeconds: seconds)
-        }
-        if let error = error as? DatabaseError {
-            return classify(code: error.extendedResultCode.rawValue, message: error.message ?? "", sql: error.sql,
-                            file: file, opening: opening, systemErrno: systemErrno, busySeconds: seconds)
-        }
-        return .misuse("\(error)")
+        return DocumentStoreError(failure, file: file, opening: opening, busyTimeout: busyTimeout)
     }
 
-    /// The shared classification (`SQLiteFailure`) as a ``DocumentStoreError``.
-    private static func classify(code: Int32, message: String, sql: String?, file: String, opening: Bool,
-                                 systemErrno: Int32, busySeconds: Double) -> DocumentStoreError {
-        let failure = SQLiteFailure(code: code, message: message, sql: sql, file: file, systemErrno: systemErrno)
+    /// SQLite's cause when `error` is a damaged store, which opening moves aside.
+    static func damage(_ error: DocumentStoreError) -> String? {
+        switch error {
+        case .corruptDatabase(_, let cause): cause
+        default: nil
+        }
+    }
+}
+
+extension DocumentStoreError {
+    /// The store error for a classified SQLite failure, one case per kind (SQLiteSupport's policy):
+    /// busy is ``busyTimeout(file:seconds:)``, a damaged file ``corruptDatabase(file:cause:)`` (which
+    /// opening moves aside), a full disk and a read-only file or folder their own cases, at open as
+    /// later; an I/O error or anything else is ``cannotOpen(file:cause:)`` at open and
+    /// ``sqlite(code:message:sql:)`` later.
+    init(_ failure: SQLiteFailure, file: String, opening: Bool, busyTimeout: Duration) {
         switch failure.kind {
-        case .corrupt: return .corruptDatabase(file: file, cause: "\(message) (SQLite code \(code))")
-        case .diskFull: return .diskFull(file: file)
-        case .readOnly: return .readOnly(file: file)
-        case .busy: return .busyTimeout(file: file, seconds: busySeconds)
-        case .cannotOpen: return .cannotOpen(file: file, cause: "\(message) (SQLite code \(code))")
-        case .ioError, .other:
-            return opening ? .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(code))")
-                           : .sqlite(code: code, message: failure.message, sql: sql)
+        case .busy:
+            self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
+        case .corrupt, .notADatabase:
+            self = .corruptDatabase(file: file, cause: failure.cause)
+        case .diskFull:
+            self = .diskFull(file: file)
+        case .readOnly:
+            self = .readOnly(file: file)
+        case .cannotOpen:
+            self = .cannotOpen(file: file, cause: failure.cause)
+        case .ioError, .constraint, .other:
+            self = opening ? .cannotOpen(file: file, cause: failure.cause)
+                           : .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
         }
     }
 }

@@ -43,8 +43,10 @@ public final class Persistence: Sendable {
     /// is opened: see ``recoveredFromCorruption``. (A sync client then pulls its documents again.) A
     /// store another process has open is never moved: that is ``DocumentStoreError/cannotOpen(file:cause:)``.
     ///
-    /// - Throws: ``DocumentStoreError/cannotOpen(file:cause:)`` (a read-only folder, a full disk, a
-    ///   damaged store other processes have open, another program's database),
+    /// - Throws: ``DocumentStoreError/cannotOpen(file:cause:)`` (a folder that cannot be made or
+    ///   entered, a damaged store other processes have open, another program's database, an I/O error),
+    ///   ``DocumentStoreError/readOnly(file:)`` (the file or its folder cannot be written),
+    ///   ``DocumentStoreError/diskFull(file:)``, ``DocumentStoreError/busyTimeout(file:seconds:)``,
     ///   ``DocumentStoreError/corruptDatabase(file:cause:)`` (damaged, and its folder is read-only: left untouched),
     ///   ``DocumentStoreError/schemaNewerThanProgram(file:version:)``.
     public init(configuration: PersistenceConfiguration) throws(DocumentStoreError) {
@@ -55,36 +57,17 @@ public final class Persistence: Sendable {
         } catch {
             throw .cannotOpen(file: url.path, cause: "\(error)")
         }
-        let lock: StoreLock?
-        do {
-            lock = try StoreLock(for: url, timeout: configuration.recoveryLockTimeout)
-        } catch {
-            throw .cannotOpen(file: url.path, cause: "\(error)")
+        let lock = try StoreRecovery.lock(url, timeout: configuration.recoveryLockTimeout) { cause in
+            DocumentStoreError.cannotOpen(file: url.path, cause: cause)
         }
         self.lock = lock
-        if let lock {
-            do {
-                _ = try StoreRecovery.finishInterruptedMove(url, lock: lock, timeout: configuration.recoveryLockTimeout)
-            } catch {
-                throw .cannotOpen(file: url.path, cause: error.cause(damage: ""))
-            }
-        }
-        do {
-            database = try DocumentDatabase(configuration: configuration)
-            recoveredFromCorruption = nil
-        } catch {
-            guard case .corruptDatabase(let file, let cause) = error, let lock else { throw error }
-            let moved: URL?
-            do {
-                moved = try StoreRecovery.moveAside(url, lock: lock, timeout: configuration.recoveryLockTimeout)
-            } catch .alreadyRecovered {
-                moved = nil
-            } catch {
-                throw .cannotOpen(file: file, cause: error.cause(damage: cause))
-            }
-            database = try DocumentDatabase(configuration: configuration)
-            recoveredFromCorruption = moved.map { .corruptStoreMovedAside(file: file, movedTo: $0.path, cause: cause) }
-        }
+        var recovered: DocumentStoreError?
+        database = try StoreRecovery.openRecovering(
+            url, lock: lock, timeout: configuration.recoveryLockTimeout,
+            damage: DocumentDatabase.damage, cannotOpen: { DocumentStoreError.cannotOpen(file: url.path, cause: $0) },
+            movedAside: { movedTo, cause in recovered = .corruptStoreMovedAside(file: url.path, movedTo: movedTo.path, cause: cause) },
+            { () throws(DocumentStoreError) in try DocumentDatabase(configuration: configuration) })
+        recoveredFromCorruption = recovered
         hub = CommitHub(path: url.path, interval: configuration.otherProcessPollInterval)
     }
 

@@ -70,11 +70,13 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
     ///   ``StorageError/schemaNewerThanProgram(file:unknownVersions:)``;
     ///   ``StorageError/schemaDiffers(entity:column:expected:found:)`` or
     ///   ``StorageError/schemaMismatch(entity:missingColumns:)`` when the tables, once migrated, do not
-    ///   match the declarations; ``StorageError/cannotOpen(file:cause:)`` (a read-only folder, a full
-    ///   disk, another process migrating for longer than the configuration waits);
-    ///   ``StorageError/busyTimeout(file:seconds:)``; ``StorageError/sqlite(code:message:sql:)`` for
-    ///   anything else SQLite refused. A corrupt store is no error: it is moved aside and
-    ///   ``recoveredFromCorruption`` says so.
+    ///   match the declarations; ``StorageError/cannotOpen(file:cause:)`` (a folder that cannot be
+    ///   made or entered, a damaged store other processes have open, another process migrating for
+    ///   longer than the configuration waits, an I/O error); ``StorageError/readOnly(file:)`` (the file
+    ///   or its folder cannot be written); ``StorageError/diskFull(file:)``;
+    ///   ``StorageError/busyTimeout(file:seconds:)``; ``StorageError/corruptDatabase(file:cause:)`` (a
+    ///   damaged store in a read-only folder, left untouched). A corrupt store is otherwise no error: it
+    ///   is moved aside and ``recoveredFromCorruption`` says so.
     public convenience init(model: StorageModel, configuration: StorageConfiguration) throws(StorageError) {
         let resolved = try model.resolve()
         let hub = StorageEventHub(label: configuration.fileURL.lastPathComponent, onError: configuration.onError)
@@ -83,18 +85,8 @@ public final class SQLiteStorageManager: StorageManagerType, @unchecked Sendable
         } catch {
             throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
         }
-        let lock: StoreLock?
-        do {
-            lock = try StoreLock(for: configuration.fileURL, timeout: configuration.recoveryLockTimeout)
-        } catch {
-            throw .cannotOpen(file: configuration.fileURL.path, cause: "\(error)")
-        }
-        if let lock {
-            do {
-                _ = try StoreRecovery.finishInterruptedMove(configuration.fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
-            } catch {
-                throw .cannotOpen(file: configuration.fileURL.path, cause: error.cause(damage: ""))
-            }
+        let lock = try StoreRecovery.lock(configuration.fileURL, timeout: configuration.recoveryLockTimeout) { cause in
+            StorageError.cannotOpen(file: configuration.fileURL.path, cause: cause)
         }
         let opener = StoreOpener(model: model, resolved: resolved, configuration: configuration, report: { hub.report($0) })
         let opened = try opener.open(lock: lock)

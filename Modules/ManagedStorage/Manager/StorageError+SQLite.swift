@@ -10,31 +10,28 @@ extension StorageError: SQLiteStoreFailure {
         self.init(failure, file: file)
     }
 
-    /// The storage error for a classified SQLite failure: at open, what prevents opening is
-    /// ``cannotOpen(file:cause:)``; later, a full disk and a read-only file have cases of their own;
-    /// a damaged file stays ``sqlite(code:message:sql:)`` (the opener recognizes it by its code).
+    /// The storage error for a classified SQLite failure, one case per kind (SQLiteSupport's policy):
+    /// busy is ``busyTimeout(file:seconds:)`` (0 s when the timeout is not known: a lock SQLite calls
+    /// no busy handler for), a damaged file ``corruptDatabase(file:cause:)`` (which the opener moves
+    /// aside), a full disk and a read-only file or folder their own cases, at open as later; an I/O
+    /// error or anything else is ``cannotOpen(file:cause:)`` at open and ``sqlite(code:message:sql:)`` later.
     init(_ failure: SQLiteFailure, file: String?, busyTimeout: Duration? = nil, openFailure: Bool = false) {
         let file = file ?? "the store"
         switch failure.kind {
         case .busy:
-            if let busyTimeout {
-                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds)
-                                   + Double(busyTimeout.components.attoseconds) / 1e18)
-            } else {
-                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
-            }
-        case .cannotOpen, .readOnly, .diskFull, .ioError:
-            if openFailure {
-                self = .cannotOpen(file: file, cause: "\(failure.message) (SQLite code \(failure.code))")
-            } else if failure.kind == .diskFull {
-                self = .diskFull(file: file)
-            } else if failure.kind == .readOnly {
-                self = .readOnly(file: file)
-            } else {
-                self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
-            }
-        case .corrupt, .other:
-            self = .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
+            let timeout = busyTimeout ?? .zero
+            self = .busyTimeout(file: file, seconds: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        case .corrupt, .notADatabase:
+            self = .corruptDatabase(file: file, cause: failure.cause)
+        case .diskFull:
+            self = .diskFull(file: file)
+        case .readOnly:
+            self = .readOnly(file: file)
+        case .cannotOpen:
+            self = .cannotOpen(file: file, cause: failure.cause)
+        case .ioError, .constraint, .other:
+            self = openFailure ? .cannotOpen(file: file, cause: failure.cause)
+                               : .sqlite(code: failure.code, message: failure.message, sql: failure.sql)
         }
     }
 

@@ -73,6 +73,10 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
     /// After a migration, `rows` rows of `entity` point through `relationship` at no `target` (a
     /// relationship that now points at another entity); the store is unchanged.
     case migrationBrokeRelationship(entity: String, relationship: String, target: String, rows: Int)
+    /// The store file is damaged or not a database, and it was not moved aside: at open when its
+    /// folder is read-only (the file is left untouched), or when a read meets a damaged page later.
+    /// At open it is otherwise moved aside instead (``corruptStoreMovedAside(file:movedTo:cause:)``).
+    case corruptDatabase(file: String, cause: String)
     /// The store file was corrupt or not a database; it was moved aside and a fresh store opened.
     case corruptStoreMovedAside(file: String, movedTo: String, cause: String)
     /// The store could not be opened or created: the file and the cause.
@@ -123,6 +127,8 @@ public enum StorageError: Error, Sendable, CustomStringConvertible, Equatable {
             "the migration changes the type of \(entity).\(attribute), but \(rows) rows hold a value the new type cannot hold (\(example)); change them in a StorageSchemaVersion first (the store is unchanged)"
         case .incompatibleStoreMovedAside(let file, let movedTo, let cause):
             "\(file) did not fit this program's model (\(cause)); it was moved to \(movedTo) and a new, empty store was created"
+        case .corruptDatabase(let file, let cause):
+            "\(file) is not a valid database (\(cause)); it was left untouched"
         case .corruptStoreMovedAside(let file, let movedTo, let cause):
             "\(file) was not a valid database (\(cause)); it was moved to \(movedTo) and a new store was created"
         case .cannotOpen(let file, let cause):

@@ -67,33 +67,29 @@ struct StoreOpener {
         }
     }
 
-    /// Opens the store, moving a corrupt one aside (under `lock`) first.
+    /// Opens the store, moving a corrupt one aside (under `lock`) first: SQLiteSupport's one path
+    /// (``StoreRecovery/openRecovering(_:lock:timeout:damage:cannotOpen:movedAside:_:)``).
     private func openRecovering(lock: StoreLock?) throws(StorageError) -> Opened {
-        do {
-            return try openAndMigrate()
-        } catch let error where Self.isCorruption(error) {
-            let cause = error.description
-            guard let lock else { throw error }
-            let moved: URL
-            do {
-                moved = try StoreRecovery.moveAside(fileURL, lock: lock, timeout: configuration.recoveryLockTimeout)
-            } catch .alreadyRecovered {
-                return try openAndMigrate()
-            } catch {
-                throw .cannotOpen(file: path, cause: error.cause(damage: cause))
-            }
-            let recovered = StorageError.corruptStoreMovedAside(file: path, movedTo: moved.path, cause: cause)
-            report(recovered)
-            var opened = try openAndMigrate()
-            opened.recovered = recovered
-            return opened
-        }
+        var recovered: StorageError?
+        var opened = try StoreRecovery.openRecovering(
+            fileURL, lock: lock, timeout: configuration.recoveryLockTimeout,
+            damage: Self.damage, cannotOpen: { StorageError.cannotOpen(file: path, cause: $0) },
+            movedAside: { movedTo, cause in
+                let moved = StorageError.corruptStoreMovedAside(file: path, movedTo: movedTo.path, cause: cause)
+                report(moved)
+                recovered = moved
+            },
+            openAndMigrate)
+        opened.recovered = recovered
+        return opened
     }
 
-    static func isCorruption(_ error: StorageError) -> Bool {
-        guard case .sqlite(let code, _, _) = error else { return false }
-        let primary = code & 0xff
-        return primary == 11 /* SQLITE_CORRUPT */ || primary == 26 /* SQLITE_NOTADB */
+    /// SQLite's cause when `error` is a damaged store, which is moved aside.
+    static func damage(_ error: StorageError) -> String? {
+        switch error {
+        case .corruptDatabase(_, let cause): cause
+        default: nil
+        }
     }
 
     private var label: String { "ManagedStorage(\(configuration.name))" }
