@@ -60,7 +60,7 @@ extension DocumentDatabase {
         } catch let error as DocumentStoreError {
             throw error
         } catch {
-            throw Self.storeError(error, file: path)
+            throw Self.storeError(error, file: path, busyTimeout: configuration.busyTimeout)
         }
     }
 }

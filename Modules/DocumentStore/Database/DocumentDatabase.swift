@@ -169,7 +169,7 @@ final class DocumentDatabase: Sendable {
     /// ``DocumentStoreError/sqlite(code:message:sql:)`` is classified here, with why the OS refused
     /// (`systemErrno`) and the busy timeout its transaction waited.
     static func storeError(_ error: any Error, file: String?, opening: Bool = false, systemErrno: Int32 = 0,
-                           busyTimeout: Duration = .zero) -> DocumentStoreError {
+                           busyTimeout: Duration) -> DocumentStoreError {
         let file = file ?? "the store"
         let failure: SQLiteFailure
         switch error {

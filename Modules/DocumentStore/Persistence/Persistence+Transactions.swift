@@ -64,7 +64,7 @@ extension Persistence {
     /// Runs `body` on the current transaction's connection, or on a reader.
     func reading<R>(_ body: (Database) throws -> R) throws(DocumentStoreError) -> R {
         if let context = currentContext() {
-            do { return try body(context.db) } catch { throw DocumentDatabase.storeError(error, file: database.path) }
+            do { return try body(context.db) } catch { throw DocumentDatabase.storeError(error, file: database.path, busyTimeout: database.configuration.busyTimeout) }
         }
         return try database.read(body)
     }

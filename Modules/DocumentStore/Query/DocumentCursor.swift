@@ -84,13 +84,13 @@ final class DocumentCursor<T: Persistable> {
             do {
                 page = try rows(context.db, kinds: kinds)
             } catch {
-                throw DocumentDatabase.storeError(error, file: persistence.database.path)
+                throw DocumentDatabase.storeError(error, file: persistence.database.path, busyTimeout: persistence.configuration.busyTimeout)
             }
         case .snapshot(let snapshot, let kinds):
             do {
                 page = try snapshot.read { db in try rows(db, kinds: kinds) }
             } catch {
-                throw DocumentDatabase.storeError(error, file: persistence.database.path)
+                throw DocumentDatabase.storeError(error, file: persistence.database.path, busyTimeout: persistence.configuration.busyTimeout)
             }
         }
         // A short page is the last: release the snapshot now rather than when the iterator goes.

@@ -239,7 +239,7 @@ extension Persistence {
             }
             if !exists { try database.write { db in try db.execute(sql: sql) } }
         } catch {
-            throw DocumentDatabase.storeError(error, file: database.path)
+            throw DocumentDatabase.storeError(error, file: database.path, busyTimeout: database.configuration.busyTimeout)
         }
         return name
     }

@@ -38,7 +38,12 @@ extension StorageError: SQLiteStoreFailure {
     /// The storage error for any error thrown by GRDB, SQLite or an operation.
     init(_ error: any Error, file: String? = nil, busyTimeout: Duration? = nil, openFailure: Bool = false) {
         if let error = error as? StorageError {
-            self = error
+            // A statement's busy failure knows no timeout; the operation that ran it does.
+            if case .busyTimeout(let file, 0) = error, let busyTimeout {
+                self = .busyTimeout(file: file, seconds: Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
+            } else {
+                self = error
+            }
         } else if let failure = error as? SQLiteFailure {
             self.init(failure, file: file, busyTimeout: busyTimeout, openFailure: openFailure)
         } else if let error = error as? DatabaseError {
