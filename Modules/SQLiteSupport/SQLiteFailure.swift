@@ -32,9 +32,6 @@ package struct SQLiteFailure: Error, Sendable {
         case constraint
         /// Anything else: a syntax error, misuse.
         case other
-
-        /// Whether the file is damaged: what ``StoreRecovery`` moves aside at open.
-        package var isDamage: Bool { self == .corrupt || self == .notADatabase }
     }
 
     package let kind: Kind
