@@ -222,13 +222,21 @@ package enum ServerAccess {
                     IF rev <> expected THEN
                         \(refuse), MESSAGE = format('revision %s does not match its parent and body (expected %s)', rev, expected), DETAIL = doc;
                     END IF;
-                    affected := coalesce((SELECT d.channels FROM \(s).documents AS d WHERE d.id = doc), '{}')
-                        || CASE WHEN leaf_deleted[i] THEN '{}'::text[] ELSE \(s).document_channels(leaf_bodies[i]) END;
-                    IF NOT ('*' = ANY(writable) OR (cardinality(affected) > 0 AND affected <@ writable)) THEN
-                        \(refuse), MESSAGE = CASE WHEN cardinality(affected) = 0
-                                THEN 'a document in no channel can be written only with a grant of channel *'
-                                ELSE format('writing channels %s needs write grants on each (granted: %s)', affected, writable) END,
-                            DETAIL = doc;
+                    -- The channels the document is in now, and those its new body puts it in (a deletion
+                    -- keeps the document where it is).
+                    affected := CASE WHEN leaf_deleted[i] THEN '{}'::text[] ELSE \(s).document_channels(leaf_bodies[i]) END;
+                    IF NOT '*' = ANY(writable) THEN
+                        IF NOT leaf_deleted[i] AND cardinality(affected) = 0 THEN
+                            \(refuse), MESSAGE = 'a body in no channel can be written only with a grant of channel *', DETAIL = doc;
+                        END IF;
+                        affected := coalesce((SELECT d.channels FROM \(s).documents AS d WHERE d.id = doc), '{}') || affected;
+                        IF cardinality(affected) = 0 THEN
+                            \(refuse), MESSAGE = 'a document in no channel can be written only with a grant of channel *', DETAIL = doc;
+                        END IF;
+                        IF NOT affected <@ writable THEN
+                            \(refuse), MESSAGE = format('writing channels %s needs write grants on each (granted: %s)', affected, writable),
+                                DETAIL = doc;
+                        END IF;
                     END IF;
                 END LOOP;
 
@@ -354,7 +362,7 @@ package enum ServerAccess {
                 SELECT c.push, c.pull, c.owner INTO stored FROM \(s).checkpoints AS c WHERE c.replication = replication_id;
                 IF NOT FOUND THEN RETURN NULL; END IF;
                 IF stored.owner IS NOT NULL AND stored.owner <> session_user THEN
-                    \(refuse), MESSAGE = 'this replication''s checkpoints belong to another role', DETAIL = replication_id;
+                    \(refuse), MESSAGE = format('the checkpoints of replication %s belong to another role', replication_id);
                 END IF;
                 RETURN CASE WHEN direction = 'push' THEN stored.push ELSE stored.pull END;
             END $$;
@@ -378,7 +386,7 @@ package enum ServerAccess {
                     WHERE c.owner IS NULL OR c.owner = session_user;
                 GET DIAGNOSTICS changed = ROW_COUNT;
                 IF changed = 0 THEN
-                    \(refuse), MESSAGE = 'this replication''s checkpoints belong to another role', DETAIL = replication_id;
+                    \(refuse), MESSAGE = format('the checkpoints of replication %s belong to another role', replication_id);
                 END IF;
             END $$;
 

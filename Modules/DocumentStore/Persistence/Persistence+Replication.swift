@@ -100,9 +100,20 @@ extension Persistence {
         // One statement per table; the feed is found by document through `changes_by_document`.
         let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
         let numbers = "SELECT number FROM documents WHERE id IN (SELECT value FROM json_each(?))"
+        let last = try Int64.fetchOne(context.db, sql: "SELECT max(sequence) FROM changes")
         try context.db.execute(sql: "DELETE FROM revisions WHERE document IN (\(numbers))", arguments: [list])
         try context.db.execute(sql: "DELETE FROM changes WHERE document IN (\(numbers))", arguments: [list])
         try context.db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [list])
+        // The feed's positions never go back: SQLite gives a new `changes` row the largest position plus
+        // one, so had the removed documents held the largest, the next change would take a position a
+        // push checkpoint may have passed already, and never be pushed. A row of document 0 (no
+        // document's number: they start at 1) keeps the mark; the feed's readers join documents, or skip
+        // numbers without one, and the mark replaces the one before it.
+        if let last, try Int64.fetchOne(context.db, sql: "SELECT max(sequence) FROM changes") ?? 0 < last {
+            try context.db.execute(sql: "DELETE FROM changes WHERE document = 0")
+            try context.db.execute(sql: "INSERT INTO changes(sequence, document, revision, deleted) VALUES (?, 0, '', 1)",
+                                   arguments: [last])
+        }
         context.didWrite = true
     }
 
