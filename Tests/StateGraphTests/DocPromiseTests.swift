@@ -773,7 +773,8 @@ final class DocPromiseProbeCount: Sendable {
     @Test func graphTrackingsEndsAtFinish() async throws {
         let a = Stored(name: "a", wrappedValue: 0)
         let sequence = GraphTrackings<Int, Never>.untilFinished { a.wrappedValue < 3 ? .next(a.wrappedValue) : .finish }
-        let collector = Task { var values: [Int] = []; for await v in sequence { values.append(v) }; return values }
+        let ended = DocPromiseBox(false)
+        let collector = Task { var values: [Int] = []; for await v in sequence { values.append(v) }; ended.value = true; return values }
         var step = 0
         let deadline = ContinuousClock.now + .seconds(5)
         // Write the next value only once the previous one could have been read; the sequence ends at 3.
@@ -782,6 +783,10 @@ final class DocPromiseProbeCount: Sendable {
             step += 1
             a.wrappedValue = step
         }
+        // A sequence that missed the change to 3 would never end: fail, naming it, rather than wait forever.
+        let finished = await waitUntil(timeout: .seconds(60)) { ended.value }
+        #expect(finished, "the sequence did not end after a became \(a.wrappedValue)")
+        guard finished else { collector.cancel(); return }
         let values = await collector.value
         #expect(values.first == 0)
         #expect(values == values.sorted())
