@@ -47,14 +47,19 @@ extension DefaultsSuite {
     ///
     /// What it read is dropped when one of this suite's writes finished meanwhile: the read may be
     /// older than that write, whose own store holds what the file had after it.
+    ///
+    /// While an error is recorded, the file itself is read: only what it holds now may clear the error.
+    /// (A refresh for this suite's own earlier write, running after another process damaged the file
+    /// and a set was refused, but before the damage's event moved the token, got the cached good
+    /// values from `read()` and cleared the set's `.corrupt`: CI of ba30f9e.)
     private func refresh(force: Bool) throws(FileStorageError) {
         let token = document.changeToken
-        guard let (writes, refused) = state.withLock({ s -> (UInt64, UInt64)? in
-            force || s.seenToken != token ? (s.finishedWrites, s.refusedWrites) : nil
+        guard let (writes, refused, fresh) = state.withLock({ s -> (UInt64, UInt64, Bool)? in
+            force || s.seenToken != token ? (s.finishedWrites, s.refusedWrites, force || s.lastLoadError != nil) : nil
         }) else { return }
         let contents: Contents
         do {
-            contents = force ? try document.readFresh() : try document.read()
+            contents = fresh ? try document.readFresh() : try document.read()
         } catch {
             state.withLock { s in
                 guard s.finishedWrites == writes else { return }
